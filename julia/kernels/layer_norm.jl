@@ -80,10 +80,11 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
         return nothing
     end
 
-    """The smallest power of two of elements per lane that holds a row of `n` (TK_OPS_LANES
+    """The smallest power of two of elements per lane, at least 8 (the consecutive elements a
+    lane takes at a time, tack.ops.softmax.STEP), that holds a row of `n` (TK_OPS_LANES
     lanes)."""
     function tk_ops_per_lane(n::Integer)
-        per = 1
+        per = 8
         while per * TK_OPS_LANES < n
             per *= 2
         end
@@ -267,888 +268,711 @@ end
 end
 
 # Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_7c35e4a8(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:128
-    tk_gi = @index(Global, Linear)  # norms.py:128
-    tk_li = @index(Local, Linear)  # norms.py:128
-    vals = @private Float32 (1,)  # norms.py:128
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:128
-    tk_v_group_reduce_smem10 = @localmem Float32 (256,)  # norms.py:128
-    tk_u = @localmem Bool (2,)  # norms.py:128
-    r = @private Int32 (1,)  # norms.py:128
-    lane = @private Int32 (1,)  # norms.py:128
-    base = @private Int32 (1,)  # norms.py:128
-    k = @private Int32 (1,)  # norms.py:128
-    c = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:128
-    mu = @private Float32 (1,)  # norms.py:128
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:128
-    local t::Int32 = zero(Int32)  # norms.py:128
-    local s::Float32 = zero(Float32)  # norms.py:128
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:128
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:128
-    local tk_f1::Int32 = zero(Int32)  # norms.py:128
-    r[1] = Int32(0)  # norms.py:128
-    lane[1] = Int32(0)  # norms.py:128
-    base[1] = Int32(0)  # norms.py:128
-    k[1] = Int32(0)  # norms.py:128
-    c[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:128
-    mu[1] = 0.0f0  # norms.py:128
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:128
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:129
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:130
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:130
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:130
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:131
-    base[1] = r[1] * n  # norms.py:132
-    s = 0.0f0  # norms.py:134
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:135
-        k[1] = tk_f1  # norms.py:135
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:136
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:137
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:138
+@kernel function tk_layer_norm_cached_31b28514(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:161
+    tk_gi = @index(Global, Linear)  # norms.py:161
+    tk_li = @index(Local, Linear)  # norms.py:161
+    vals = @private Float32 (8,)  # norms.py:161
+    tk_v_group_reduce_smem7 = @localmem Float32 (256,)  # norms.py:161
+    tk_v_group_reduce_smem16 = @localmem Float32 (256,)  # norms.py:161
+    tk_u = @localmem Bool (2,)  # norms.py:161
+    r = @private Int32 (1,)  # norms.py:161
+    lane = @private Int32 (1,)  # norms.py:161
+    base = @private Int32 (1,)  # norms.py:161
+    k = @private Int32 (1,)  # norms.py:161
+    c = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_result9 = @private Float32 (1,)  # norms.py:161
+    mu = @private Float32 (1,)  # norms.py:161
+    tk_v_group_tree_tid20 = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_stride19 = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_result18 = @private Float32 (1,)  # norms.py:161
+    local t::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:161
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:161
+    local s::Float32 = zero(Float32)  # norms.py:161
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:161
+    local tk_f1::Int32 = zero(Int32)  # norms.py:161
+    local tk_f2::Int32 = zero(Int32)  # norms.py:161
+    r[1] = Int32(0)  # norms.py:161
+    lane[1] = Int32(0)  # norms.py:161
+    base[1] = Int32(0)  # norms.py:161
+    k[1] = Int32(0)  # norms.py:161
+    c[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_tid11[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_stride10[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_result9[1] = 0.0f0  # norms.py:161
+    mu[1] = 0.0f0  # norms.py:161
+    tk_v_group_tree_tid20[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_stride19[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_result18[1] = 0.0f0  # norms.py:161
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:162
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:163
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:163
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:163
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:164
+    tk_v_row_start_ret1 = r[1] * n  # softmax.py:84
+    base[1] = tk_v_row_start_ret1  # norms.py:165
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:167
+        k[1] = tk_f1  # norms.py:167
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:168
+        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:169
+        tk_v_take_at3 = base[1] + c[1]  # norms.py:169
+        tk_v_take_left4 = n - c[1]  # norms.py:169
+        tk_v_take_fill5 = 0.0f0  # norms.py:169
+        if tk_v_take_left4 >= Int32(8)  # softmax.py:105
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:106
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # softmax.py:107
+            end
+        else
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:109
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : 0.0f0  # softmax.py:110
+            end
+        end
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
+    s = 0.0f0  # norms.py:170
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:171
+        k[1] = tk_f2  # norms.py:171
+        s = s + vals[(k[1] % Int64) + 1]  # norms.py:172
+    end
+    tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = s  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride10[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride10[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[1]  # reductions.py:23
-        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
+        local tk_v_add_a13::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b14::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret15::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid11[1] < tk_v_group_tree_stride10[1]  # reductions.py:24
+            tk_v_add_a13 = tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b14 = tk_v_group_reduce_smem7[((tk_v_group_tree_tid11[1] + tk_v_group_tree_stride10[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret15 = tk_v_add_a13 + tk_v_add_b14  # combine.py:18
+            tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = tk_v_add_ret15  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        tk_v_cse3 = rem(tk_v_group_tree_stride10[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride10[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride10[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride10[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:28
+    tk_v_group_tree_result9[1] = tk_v_group_reduce_smem7[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_ret2::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_tree_ret12::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_ret8::Float32 = zero(Float32)  # reductions.py:30
     local q::Float32 = zero(Float32)  # reductions.py:30
     local d::Float32 = zero(Float32)  # reductions.py:30
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:139
-    q = 0.0f0  # norms.py:140
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # norms.py:141
-        k[1] = tk_f2  # norms.py:141
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:142
-        q = fma(d, d, q)  # norms.py:143
+    local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_cse6::Bool = zero(Bool)  # reductions.py:30
+    local tk_v_cse7::Int32 = zero(Int32)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
+    tk_v_group_reduce_ret8 = tk_v_group_tree_ret12  # reductions.py:38
+    mu[1] = tk_v_group_reduce_ret8 / Float32(n)  # norms.py:173
+    q = 0.0f0  # norms.py:174
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # norms.py:175
+        k[1] = tk_f3  # norms.py:175
+        tk_v_cse5 = rem(k[1], Int32(8))  # norms.py:176
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0))  # norms.py:176
+        tk_v_cse7 = div(k[1], Int32(8))  # norms.py:176
+        d = ((((lane[1] + (ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7) * Int32(256))) * Int32(8)) + ifelse(tk_v_cse6, tk_v_cse5 + Int32(8), tk_v_cse5)) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:176
+        q = fma(d, d, q)  # norms.py:177
     end
-    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
+    tk_v_group_tree_tid20[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem16[(tk_v_group_tree_tid20[1] % Int64) + 1] = q  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
-    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride19[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride19[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[2]  # reductions.py:23
-        local tk_v_add_a16::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b17::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret18::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
-            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
-            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
+        local tk_v_add_a22::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b23::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret24::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid20[1] < tk_v_group_tree_stride19[1]  # reductions.py:24
+            tk_v_add_a22 = tk_v_group_reduce_smem16[(tk_v_group_tree_tid20[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b23 = tk_v_group_reduce_smem16[((tk_v_group_tree_tid20[1] + tk_v_group_tree_stride19[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret24 = tk_v_add_a22 + tk_v_add_b23  # combine.py:18
+            tk_v_group_reduce_smem16[(tk_v_group_tree_tid20[1] % Int64) + 1] = tk_v_add_ret24  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
-        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
-        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+        local tk_v_cse8::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse9::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse8 = rem(tk_v_group_tree_stride19[1], Int32(2))  # reductions.py:27
+        tk_v_cse9 = div(tk_v_group_tree_stride19[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride19[1] = ifelse((tk_v_cse8 != Int32(0)) & (tk_v_cse8 < Int32(0)), tk_v_cse9 - Int32(1), tk_v_cse9)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride19[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:28
+    tk_v_group_tree_result18[1] = tk_v_group_reduce_smem16[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret15::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_ret11::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_tree_ret21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_ret17::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
-    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
-    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:144
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # norms.py:145
-        k[1] = tk_f3  # norms.py:145
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:146
-        if c[1] < n  # norms.py:147
-            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:148
+    local tk_v_finish_at25::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_left26::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_i27::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_v28::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_i29::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_c30::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_ret31::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_layer_out_i32::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_c33::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_ret34::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_put_v35::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_trips1::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k2::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_trips3::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k4::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_f4::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret21 = tk_v_group_tree_result18[1]  # reductions.py:30
+    tk_v_group_reduce_ret17 = tk_v_group_tree_ret21  # reductions.py:38
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret17 / Float32(n)) + eps)  # norms.py:178
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(0)  # norms.py:179
+        k[1] = tk_f4  # norms.py:179
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:180
+        tk_v_finish_at25 = base[1] + c[1]  # norms.py:181
+        tk_v_finish_left26 = n - c[1]  # norms.py:181
+        tk_v_finish_i27 = k[1] * Int32(8)  # norms.py:181
+        if tk_v_finish_left26 >= Int32(8)  # norms.py:146
+            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v28 in Int32(0):Int32(7)  # norms.py:147
+                tk_v_layer_out_i29 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:148
+                tk_v_layer_out_c30 = c[1] + tk_v_finish_v28  # norms.py:148
+                tk_v_layer_out_ret31 = fma((vals[(tk_v_layer_out_i29 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c30 % Int64) + 1], b[(tk_v_layer_out_c30 % Int64) + 1])  # norms.py:132
+                vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = tk_v_layer_out_ret31  # norms.py:148
+            end
+        else
+            tk_v_trips1 = UInt32(8)  # norms.py:150
+            if UInt32(0) < tk_v_trips1  # norms.py:150
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:150
+                    tk_v_finish_v28 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:150
+                    if tk_v_finish_v28 < tk_v_finish_left26  # norms.py:151
+                        tk_v_layer_out_i32 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:152
+                        tk_v_layer_out_c33 = c[1] + tk_v_finish_v28  # norms.py:152
+                        tk_v_layer_out_ret34 = fma((vals[(tk_v_layer_out_i32 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c33 % Int64) + 1], b[(tk_v_layer_out_c33 % Int64) + 1])  # norms.py:132
+                        vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = tk_v_layer_out_ret34  # norms.py:152
+                    end
+                end
+            end
+        end
+        if tk_v_finish_left26 >= Int32(8)  # softmax.py:116
+            KernelAbstractions.Extras.@unroll for outer tk_v_put_v35 in Int32(0):Int32(7)  # softmax.py:117
+                y[((tk_v_finish_at25 + tk_v_put_v35) % Int64) + 1] = vals[((tk_v_finish_i27 + tk_v_put_v35) % Int64) + 1]  # softmax.py:118
+            end
+        else
+            tk_v_trips3 = UInt32(8)  # softmax.py:120
+            if UInt32(0) < tk_v_trips3  # softmax.py:120
+                KernelAbstractions.Extras.@unroll for outer tk_v_k4 in UInt32(0):(tk_v_trips3 - UInt32(1))  # softmax.py:120
+                    tk_v_put_v35 = (Int64(7) + ((tk_v_k4 % Int64) * Int64(-1))) % Int32  # softmax.py:120
+                    if tk_v_put_v35 < tk_v_finish_left26  # softmax.py:121
+                        y[((tk_v_finish_at25 + tk_v_put_v35) % Int64) + 1] = vals[((tk_v_finish_i27 + tk_v_put_v35) % Int64) + 1]  # softmax.py:122
+                    end
+                end
+            end
         end
     end
-    if lane[1] == Int32(0)  # norms.py:149
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:150
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:151
+    if lane[1] == Int32(0)  # norms.py:182
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:183
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:184
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_7c35e4a8)) = 256  # norms.py:128
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_31b28514)) = 256  # norms.py:161
 
 # Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_8175f41e(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:128
-    tk_gi = @index(Global, Linear)  # norms.py:128
-    tk_li = @index(Local, Linear)  # norms.py:128
-    vals = @private Float32 (2,)  # norms.py:128
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:128
-    tk_v_group_reduce_smem10 = @localmem Float32 (256,)  # norms.py:128
-    tk_u = @localmem Bool (2,)  # norms.py:128
-    r = @private Int32 (1,)  # norms.py:128
-    lane = @private Int32 (1,)  # norms.py:128
-    base = @private Int32 (1,)  # norms.py:128
-    k = @private Int32 (1,)  # norms.py:128
-    c = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:128
-    mu = @private Float32 (1,)  # norms.py:128
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:128
-    local t::Int32 = zero(Int32)  # norms.py:128
-    local s::Float32 = zero(Float32)  # norms.py:128
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:128
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:128
-    local tk_f1::Int32 = zero(Int32)  # norms.py:128
-    r[1] = Int32(0)  # norms.py:128
-    lane[1] = Int32(0)  # norms.py:128
-    base[1] = Int32(0)  # norms.py:128
-    k[1] = Int32(0)  # norms.py:128
-    c[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:128
-    mu[1] = 0.0f0  # norms.py:128
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:128
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:129
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:130
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:130
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:130
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:131
-    base[1] = r[1] * n  # norms.py:132
-    s = 0.0f0  # norms.py:134
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:135
-        k[1] = tk_f1  # norms.py:135
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:136
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:137
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:138
+@kernel function tk_layer_norm_cached_367f4e64(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:161
+    tk_gi = @index(Global, Linear)  # norms.py:161
+    tk_li = @index(Local, Linear)  # norms.py:161
+    vals = @private Float32 (16,)  # norms.py:161
+    tk_v_group_reduce_smem7 = @localmem Float32 (256,)  # norms.py:161
+    tk_v_group_reduce_smem16 = @localmem Float32 (256,)  # norms.py:161
+    tk_u = @localmem Bool (2,)  # norms.py:161
+    r = @private Int32 (1,)  # norms.py:161
+    lane = @private Int32 (1,)  # norms.py:161
+    base = @private Int32 (1,)  # norms.py:161
+    k = @private Int32 (1,)  # norms.py:161
+    c = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_result9 = @private Float32 (1,)  # norms.py:161
+    mu = @private Float32 (1,)  # norms.py:161
+    tk_v_group_tree_tid20 = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_stride19 = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_result18 = @private Float32 (1,)  # norms.py:161
+    local t::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:161
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:161
+    local s::Float32 = zero(Float32)  # norms.py:161
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:161
+    local tk_f1::Int32 = zero(Int32)  # norms.py:161
+    local tk_f2::Int32 = zero(Int32)  # norms.py:161
+    r[1] = Int32(0)  # norms.py:161
+    lane[1] = Int32(0)  # norms.py:161
+    base[1] = Int32(0)  # norms.py:161
+    k[1] = Int32(0)  # norms.py:161
+    c[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_tid11[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_stride10[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_result9[1] = 0.0f0  # norms.py:161
+    mu[1] = 0.0f0  # norms.py:161
+    tk_v_group_tree_tid20[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_stride19[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_result18[1] = 0.0f0  # norms.py:161
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:162
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:163
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:163
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:163
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:164
+    tk_v_row_start_ret1 = r[1] * n  # softmax.py:84
+    base[1] = tk_v_row_start_ret1  # norms.py:165
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:167
+        k[1] = tk_f1  # norms.py:167
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:168
+        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:169
+        tk_v_take_at3 = base[1] + c[1]  # norms.py:169
+        tk_v_take_left4 = n - c[1]  # norms.py:169
+        tk_v_take_fill5 = 0.0f0  # norms.py:169
+        if tk_v_take_left4 >= Int32(8)  # softmax.py:105
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:106
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # softmax.py:107
+            end
+        else
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:109
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : 0.0f0  # softmax.py:110
+            end
+        end
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
+    s = 0.0f0  # norms.py:170
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:171
+        k[1] = tk_f2  # norms.py:171
+        s = s + vals[(k[1] % Int64) + 1]  # norms.py:172
+    end
+    tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = s  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride10[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride10[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[1]  # reductions.py:23
-        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
+        local tk_v_add_a13::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b14::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret15::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid11[1] < tk_v_group_tree_stride10[1]  # reductions.py:24
+            tk_v_add_a13 = tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b14 = tk_v_group_reduce_smem7[((tk_v_group_tree_tid11[1] + tk_v_group_tree_stride10[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret15 = tk_v_add_a13 + tk_v_add_b14  # combine.py:18
+            tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = tk_v_add_ret15  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        tk_v_cse3 = rem(tk_v_group_tree_stride10[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride10[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride10[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride10[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:28
+    tk_v_group_tree_result9[1] = tk_v_group_reduce_smem7[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_ret2::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_tree_ret12::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_ret8::Float32 = zero(Float32)  # reductions.py:30
     local q::Float32 = zero(Float32)  # reductions.py:30
     local d::Float32 = zero(Float32)  # reductions.py:30
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:139
-    q = 0.0f0  # norms.py:140
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # norms.py:141
-        k[1] = tk_f2  # norms.py:141
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:142
-        q = fma(d, d, q)  # norms.py:143
+    local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_cse6::Bool = zero(Bool)  # reductions.py:30
+    local tk_v_cse7::Int32 = zero(Int32)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
+    tk_v_group_reduce_ret8 = tk_v_group_tree_ret12  # reductions.py:38
+    mu[1] = tk_v_group_reduce_ret8 / Float32(n)  # norms.py:173
+    q = 0.0f0  # norms.py:174
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # norms.py:175
+        k[1] = tk_f3  # norms.py:175
+        tk_v_cse5 = rem(k[1], Int32(8))  # norms.py:176
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0))  # norms.py:176
+        tk_v_cse7 = div(k[1], Int32(8))  # norms.py:176
+        d = ((((lane[1] + (ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7) * Int32(256))) * Int32(8)) + ifelse(tk_v_cse6, tk_v_cse5 + Int32(8), tk_v_cse5)) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:176
+        q = fma(d, d, q)  # norms.py:177
     end
-    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
+    tk_v_group_tree_tid20[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem16[(tk_v_group_tree_tid20[1] % Int64) + 1] = q  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
-    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride19[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride19[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[2]  # reductions.py:23
-        local tk_v_add_a16::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b17::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret18::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
-            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
-            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
+        local tk_v_add_a22::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b23::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret24::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid20[1] < tk_v_group_tree_stride19[1]  # reductions.py:24
+            tk_v_add_a22 = tk_v_group_reduce_smem16[(tk_v_group_tree_tid20[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b23 = tk_v_group_reduce_smem16[((tk_v_group_tree_tid20[1] + tk_v_group_tree_stride19[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret24 = tk_v_add_a22 + tk_v_add_b23  # combine.py:18
+            tk_v_group_reduce_smem16[(tk_v_group_tree_tid20[1] % Int64) + 1] = tk_v_add_ret24  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
-        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
-        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+        local tk_v_cse8::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse9::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse8 = rem(tk_v_group_tree_stride19[1], Int32(2))  # reductions.py:27
+        tk_v_cse9 = div(tk_v_group_tree_stride19[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride19[1] = ifelse((tk_v_cse8 != Int32(0)) & (tk_v_cse8 < Int32(0)), tk_v_cse9 - Int32(1), tk_v_cse9)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride19[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:28
+    tk_v_group_tree_result18[1] = tk_v_group_reduce_smem16[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret15::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_ret11::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_tree_ret21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_ret17::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
-    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
-    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:144
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # norms.py:145
-        k[1] = tk_f3  # norms.py:145
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:146
-        if c[1] < n  # norms.py:147
-            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:148
+    local tk_v_finish_at25::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_left26::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_i27::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_v28::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_i29::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_c30::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_ret31::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_layer_out_i32::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_c33::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_ret34::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_put_v35::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_trips1::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k2::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_trips3::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k4::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_f4::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret21 = tk_v_group_tree_result18[1]  # reductions.py:30
+    tk_v_group_reduce_ret17 = tk_v_group_tree_ret21  # reductions.py:38
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret17 / Float32(n)) + eps)  # norms.py:178
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(1)  # norms.py:179
+        k[1] = tk_f4  # norms.py:179
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:180
+        tk_v_finish_at25 = base[1] + c[1]  # norms.py:181
+        tk_v_finish_left26 = n - c[1]  # norms.py:181
+        tk_v_finish_i27 = k[1] * Int32(8)  # norms.py:181
+        if tk_v_finish_left26 >= Int32(8)  # norms.py:146
+            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v28 in Int32(0):Int32(7)  # norms.py:147
+                tk_v_layer_out_i29 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:148
+                tk_v_layer_out_c30 = c[1] + tk_v_finish_v28  # norms.py:148
+                tk_v_layer_out_ret31 = fma((vals[(tk_v_layer_out_i29 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c30 % Int64) + 1], b[(tk_v_layer_out_c30 % Int64) + 1])  # norms.py:132
+                vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = tk_v_layer_out_ret31  # norms.py:148
+            end
+        else
+            tk_v_trips1 = UInt32(8)  # norms.py:150
+            if UInt32(0) < tk_v_trips1  # norms.py:150
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:150
+                    tk_v_finish_v28 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:150
+                    if tk_v_finish_v28 < tk_v_finish_left26  # norms.py:151
+                        tk_v_layer_out_i32 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:152
+                        tk_v_layer_out_c33 = c[1] + tk_v_finish_v28  # norms.py:152
+                        tk_v_layer_out_ret34 = fma((vals[(tk_v_layer_out_i32 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c33 % Int64) + 1], b[(tk_v_layer_out_c33 % Int64) + 1])  # norms.py:132
+                        vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = tk_v_layer_out_ret34  # norms.py:152
+                    end
+                end
+            end
+        end
+        if tk_v_finish_left26 >= Int32(8)  # softmax.py:116
+            KernelAbstractions.Extras.@unroll for outer tk_v_put_v35 in Int32(0):Int32(7)  # softmax.py:117
+                y[((tk_v_finish_at25 + tk_v_put_v35) % Int64) + 1] = vals[((tk_v_finish_i27 + tk_v_put_v35) % Int64) + 1]  # softmax.py:118
+            end
+        else
+            tk_v_trips3 = UInt32(8)  # softmax.py:120
+            if UInt32(0) < tk_v_trips3  # softmax.py:120
+                KernelAbstractions.Extras.@unroll for outer tk_v_k4 in UInt32(0):(tk_v_trips3 - UInt32(1))  # softmax.py:120
+                    tk_v_put_v35 = (Int64(7) + ((tk_v_k4 % Int64) * Int64(-1))) % Int32  # softmax.py:120
+                    if tk_v_put_v35 < tk_v_finish_left26  # softmax.py:121
+                        y[((tk_v_finish_at25 + tk_v_put_v35) % Int64) + 1] = vals[((tk_v_finish_i27 + tk_v_put_v35) % Int64) + 1]  # softmax.py:122
+                    end
+                end
+            end
         end
     end
-    if lane[1] == Int32(0)  # norms.py:149
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:150
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:151
+    if lane[1] == Int32(0)  # norms.py:182
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:183
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:184
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_8175f41e)) = 256  # norms.py:128
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_367f4e64)) = 256  # norms.py:161
 
 # Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_5d252db1(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:128
-    tk_gi = @index(Global, Linear)  # norms.py:128
-    tk_li = @index(Local, Linear)  # norms.py:128
-    vals = @private Float32 (4,)  # norms.py:128
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:128
-    tk_v_group_reduce_smem10 = @localmem Float32 (256,)  # norms.py:128
-    tk_u = @localmem Bool (2,)  # norms.py:128
-    r = @private Int32 (1,)  # norms.py:128
-    lane = @private Int32 (1,)  # norms.py:128
-    base = @private Int32 (1,)  # norms.py:128
-    k = @private Int32 (1,)  # norms.py:128
-    c = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:128
-    mu = @private Float32 (1,)  # norms.py:128
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:128
-    local t::Int32 = zero(Int32)  # norms.py:128
-    local s::Float32 = zero(Float32)  # norms.py:128
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:128
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:128
-    local tk_f1::Int32 = zero(Int32)  # norms.py:128
-    r[1] = Int32(0)  # norms.py:128
-    lane[1] = Int32(0)  # norms.py:128
-    base[1] = Int32(0)  # norms.py:128
-    k[1] = Int32(0)  # norms.py:128
-    c[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:128
-    mu[1] = 0.0f0  # norms.py:128
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:128
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:129
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:130
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:130
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:130
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:131
-    base[1] = r[1] * n  # norms.py:132
-    s = 0.0f0  # norms.py:134
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:135
-        k[1] = tk_f1  # norms.py:135
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:136
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:137
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:138
+@kernel function tk_layer_norm_cached_8b70788f(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:161
+    tk_gi = @index(Global, Linear)  # norms.py:161
+    tk_li = @index(Local, Linear)  # norms.py:161
+    vals = @private Float32 (32,)  # norms.py:161
+    tk_v_group_reduce_smem7 = @localmem Float32 (256,)  # norms.py:161
+    tk_v_group_reduce_smem16 = @localmem Float32 (256,)  # norms.py:161
+    tk_u = @localmem Bool (2,)  # norms.py:161
+    r = @private Int32 (1,)  # norms.py:161
+    lane = @private Int32 (1,)  # norms.py:161
+    base = @private Int32 (1,)  # norms.py:161
+    k = @private Int32 (1,)  # norms.py:161
+    c = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_result9 = @private Float32 (1,)  # norms.py:161
+    mu = @private Float32 (1,)  # norms.py:161
+    tk_v_group_tree_tid20 = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_stride19 = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_result18 = @private Float32 (1,)  # norms.py:161
+    local t::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:161
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:161
+    local s::Float32 = zero(Float32)  # norms.py:161
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:161
+    local tk_f1::Int32 = zero(Int32)  # norms.py:161
+    local tk_f2::Int32 = zero(Int32)  # norms.py:161
+    r[1] = Int32(0)  # norms.py:161
+    lane[1] = Int32(0)  # norms.py:161
+    base[1] = Int32(0)  # norms.py:161
+    k[1] = Int32(0)  # norms.py:161
+    c[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_tid11[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_stride10[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_result9[1] = 0.0f0  # norms.py:161
+    mu[1] = 0.0f0  # norms.py:161
+    tk_v_group_tree_tid20[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_stride19[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_result18[1] = 0.0f0  # norms.py:161
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:162
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:163
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:163
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:163
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:164
+    tk_v_row_start_ret1 = r[1] * n  # softmax.py:84
+    base[1] = tk_v_row_start_ret1  # norms.py:165
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:167
+        k[1] = tk_f1  # norms.py:167
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:168
+        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:169
+        tk_v_take_at3 = base[1] + c[1]  # norms.py:169
+        tk_v_take_left4 = n - c[1]  # norms.py:169
+        tk_v_take_fill5 = 0.0f0  # norms.py:169
+        if tk_v_take_left4 >= Int32(8)  # softmax.py:105
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:106
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # softmax.py:107
+            end
+        else
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:109
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : 0.0f0  # softmax.py:110
+            end
+        end
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
+    s = 0.0f0  # norms.py:170
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:171
+        k[1] = tk_f2  # norms.py:171
+        s = s + vals[(k[1] % Int64) + 1]  # norms.py:172
+    end
+    tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = s  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride10[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride10[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[1]  # reductions.py:23
-        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
+        local tk_v_add_a13::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b14::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret15::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid11[1] < tk_v_group_tree_stride10[1]  # reductions.py:24
+            tk_v_add_a13 = tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b14 = tk_v_group_reduce_smem7[((tk_v_group_tree_tid11[1] + tk_v_group_tree_stride10[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret15 = tk_v_add_a13 + tk_v_add_b14  # combine.py:18
+            tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = tk_v_add_ret15  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        tk_v_cse3 = rem(tk_v_group_tree_stride10[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride10[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride10[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride10[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:28
+    tk_v_group_tree_result9[1] = tk_v_group_reduce_smem7[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_ret2::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_tree_ret12::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_ret8::Float32 = zero(Float32)  # reductions.py:30
     local q::Float32 = zero(Float32)  # reductions.py:30
     local d::Float32 = zero(Float32)  # reductions.py:30
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:139
-    q = 0.0f0  # norms.py:140
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # norms.py:141
-        k[1] = tk_f2  # norms.py:141
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:142
-        q = fma(d, d, q)  # norms.py:143
+    local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_cse6::Bool = zero(Bool)  # reductions.py:30
+    local tk_v_cse7::Int32 = zero(Int32)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
+    tk_v_group_reduce_ret8 = tk_v_group_tree_ret12  # reductions.py:38
+    mu[1] = tk_v_group_reduce_ret8 / Float32(n)  # norms.py:173
+    q = 0.0f0  # norms.py:174
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # norms.py:175
+        k[1] = tk_f3  # norms.py:175
+        tk_v_cse5 = rem(k[1], Int32(8))  # norms.py:176
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0))  # norms.py:176
+        tk_v_cse7 = div(k[1], Int32(8))  # norms.py:176
+        d = ((((lane[1] + (ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7) * Int32(256))) * Int32(8)) + ifelse(tk_v_cse6, tk_v_cse5 + Int32(8), tk_v_cse5)) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:176
+        q = fma(d, d, q)  # norms.py:177
     end
-    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
+    tk_v_group_tree_tid20[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem16[(tk_v_group_tree_tid20[1] % Int64) + 1] = q  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
-    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride19[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride19[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[2]  # reductions.py:23
-        local tk_v_add_a16::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b17::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret18::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
-            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
-            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
+        local tk_v_add_a22::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b23::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret24::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid20[1] < tk_v_group_tree_stride19[1]  # reductions.py:24
+            tk_v_add_a22 = tk_v_group_reduce_smem16[(tk_v_group_tree_tid20[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b23 = tk_v_group_reduce_smem16[((tk_v_group_tree_tid20[1] + tk_v_group_tree_stride19[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret24 = tk_v_add_a22 + tk_v_add_b23  # combine.py:18
+            tk_v_group_reduce_smem16[(tk_v_group_tree_tid20[1] % Int64) + 1] = tk_v_add_ret24  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
-        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
-        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+        local tk_v_cse8::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse9::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse8 = rem(tk_v_group_tree_stride19[1], Int32(2))  # reductions.py:27
+        tk_v_cse9 = div(tk_v_group_tree_stride19[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride19[1] = ifelse((tk_v_cse8 != Int32(0)) & (tk_v_cse8 < Int32(0)), tk_v_cse9 - Int32(1), tk_v_cse9)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride19[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:28
+    tk_v_group_tree_result18[1] = tk_v_group_reduce_smem16[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret15::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_ret11::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_tree_ret21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_ret17::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
-    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
-    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:144
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # norms.py:145
-        k[1] = tk_f3  # norms.py:145
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:146
-        if c[1] < n  # norms.py:147
-            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:148
+    local tk_v_finish_at25::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_left26::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_i27::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_v28::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_i29::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_c30::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_ret31::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_layer_out_i32::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_c33::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_ret34::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_put_v35::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_trips1::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k2::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_trips3::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k4::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_f4::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret21 = tk_v_group_tree_result18[1]  # reductions.py:30
+    tk_v_group_reduce_ret17 = tk_v_group_tree_ret21  # reductions.py:38
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret17 / Float32(n)) + eps)  # norms.py:178
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(3)  # norms.py:179
+        k[1] = tk_f4  # norms.py:179
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:180
+        tk_v_finish_at25 = base[1] + c[1]  # norms.py:181
+        tk_v_finish_left26 = n - c[1]  # norms.py:181
+        tk_v_finish_i27 = k[1] * Int32(8)  # norms.py:181
+        if tk_v_finish_left26 >= Int32(8)  # norms.py:146
+            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v28 in Int32(0):Int32(7)  # norms.py:147
+                tk_v_layer_out_i29 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:148
+                tk_v_layer_out_c30 = c[1] + tk_v_finish_v28  # norms.py:148
+                tk_v_layer_out_ret31 = fma((vals[(tk_v_layer_out_i29 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c30 % Int64) + 1], b[(tk_v_layer_out_c30 % Int64) + 1])  # norms.py:132
+                vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = tk_v_layer_out_ret31  # norms.py:148
+            end
+        else
+            tk_v_trips1 = UInt32(8)  # norms.py:150
+            if UInt32(0) < tk_v_trips1  # norms.py:150
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:150
+                    tk_v_finish_v28 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:150
+                    if tk_v_finish_v28 < tk_v_finish_left26  # norms.py:151
+                        tk_v_layer_out_i32 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:152
+                        tk_v_layer_out_c33 = c[1] + tk_v_finish_v28  # norms.py:152
+                        tk_v_layer_out_ret34 = fma((vals[(tk_v_layer_out_i32 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c33 % Int64) + 1], b[(tk_v_layer_out_c33 % Int64) + 1])  # norms.py:132
+                        vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = tk_v_layer_out_ret34  # norms.py:152
+                    end
+                end
+            end
+        end
+        if tk_v_finish_left26 >= Int32(8)  # softmax.py:116
+            KernelAbstractions.Extras.@unroll for outer tk_v_put_v35 in Int32(0):Int32(7)  # softmax.py:117
+                y[((tk_v_finish_at25 + tk_v_put_v35) % Int64) + 1] = vals[((tk_v_finish_i27 + tk_v_put_v35) % Int64) + 1]  # softmax.py:118
+            end
+        else
+            tk_v_trips3 = UInt32(8)  # softmax.py:120
+            if UInt32(0) < tk_v_trips3  # softmax.py:120
+                KernelAbstractions.Extras.@unroll for outer tk_v_k4 in UInt32(0):(tk_v_trips3 - UInt32(1))  # softmax.py:120
+                    tk_v_put_v35 = (Int64(7) + ((tk_v_k4 % Int64) * Int64(-1))) % Int32  # softmax.py:120
+                    if tk_v_put_v35 < tk_v_finish_left26  # softmax.py:121
+                        y[((tk_v_finish_at25 + tk_v_put_v35) % Int64) + 1] = vals[((tk_v_finish_i27 + tk_v_put_v35) % Int64) + 1]  # softmax.py:122
+                    end
+                end
+            end
         end
     end
-    if lane[1] == Int32(0)  # norms.py:149
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:150
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:151
+    if lane[1] == Int32(0)  # norms.py:182
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:183
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:184
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_5d252db1)) = 256  # norms.py:128
-
-# Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_33d57800(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:128
-    tk_gi = @index(Global, Linear)  # norms.py:128
-    tk_li = @index(Local, Linear)  # norms.py:128
-    vals = @private Float32 (8,)  # norms.py:128
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:128
-    tk_v_group_reduce_smem10 = @localmem Float32 (256,)  # norms.py:128
-    tk_u = @localmem Bool (2,)  # norms.py:128
-    r = @private Int32 (1,)  # norms.py:128
-    lane = @private Int32 (1,)  # norms.py:128
-    base = @private Int32 (1,)  # norms.py:128
-    k = @private Int32 (1,)  # norms.py:128
-    c = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:128
-    mu = @private Float32 (1,)  # norms.py:128
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:128
-    local t::Int32 = zero(Int32)  # norms.py:128
-    local s::Float32 = zero(Float32)  # norms.py:128
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:128
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:128
-    local tk_f1::Int32 = zero(Int32)  # norms.py:128
-    r[1] = Int32(0)  # norms.py:128
-    lane[1] = Int32(0)  # norms.py:128
-    base[1] = Int32(0)  # norms.py:128
-    k[1] = Int32(0)  # norms.py:128
-    c[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:128
-    mu[1] = 0.0f0  # norms.py:128
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:128
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:129
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:130
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:130
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:130
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:131
-    base[1] = r[1] * n  # norms.py:132
-    s = 0.0f0  # norms.py:134
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # norms.py:135
-        k[1] = tk_f1  # norms.py:135
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:136
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:137
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:138
-    end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
-    @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
-    @synchronize()  # reductions.py:23
-    while tk_u[1]  # reductions.py:23
-        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
-        end
-        @synchronize()  # reductions.py:26
-        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
-        @synchronize()  # reductions.py:23
-    end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:28
-    @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_ret2::Float32 = zero(Float32)  # reductions.py:30
-    local q::Float32 = zero(Float32)  # reductions.py:30
-    local d::Float32 = zero(Float32)  # reductions.py:30
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:139
-    q = 0.0f0  # norms.py:140
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:141
-        k[1] = tk_f2  # norms.py:141
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:142
-        q = fma(d, d, q)  # norms.py:143
-    end
-    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
-    @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
-    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
-    @synchronize()  # reductions.py:23
-    while tk_u[2]  # reductions.py:23
-        local tk_v_add_a16::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b17::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret18::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
-            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
-            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
-        end
-        @synchronize()  # reductions.py:26
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
-        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
-        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
-        @synchronize()  # reductions.py:23
-    end
-    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:28
-    @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret15::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_ret11::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
-    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
-    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:144
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # norms.py:145
-        k[1] = tk_f3  # norms.py:145
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:146
-        if c[1] < n  # norms.py:147
-            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:148
-        end
-    end
-    if lane[1] == Int32(0)  # norms.py:149
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:150
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:151
-    end
-end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_33d57800)) = 256  # norms.py:128
-
-# Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_ec4cb021(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:128
-    tk_gi = @index(Global, Linear)  # norms.py:128
-    tk_li = @index(Local, Linear)  # norms.py:128
-    vals = @private Float32 (16,)  # norms.py:128
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:128
-    tk_v_group_reduce_smem10 = @localmem Float32 (256,)  # norms.py:128
-    tk_u = @localmem Bool (2,)  # norms.py:128
-    r = @private Int32 (1,)  # norms.py:128
-    lane = @private Int32 (1,)  # norms.py:128
-    base = @private Int32 (1,)  # norms.py:128
-    k = @private Int32 (1,)  # norms.py:128
-    c = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:128
-    mu = @private Float32 (1,)  # norms.py:128
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:128
-    local t::Int32 = zero(Int32)  # norms.py:128
-    local s::Float32 = zero(Float32)  # norms.py:128
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:128
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:128
-    local tk_f1::Int32 = zero(Int32)  # norms.py:128
-    r[1] = Int32(0)  # norms.py:128
-    lane[1] = Int32(0)  # norms.py:128
-    base[1] = Int32(0)  # norms.py:128
-    k[1] = Int32(0)  # norms.py:128
-    c[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:128
-    mu[1] = 0.0f0  # norms.py:128
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:128
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:129
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:130
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:130
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:130
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:131
-    base[1] = r[1] * n  # norms.py:132
-    s = 0.0f0  # norms.py:134
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # norms.py:135
-        k[1] = tk_f1  # norms.py:135
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:136
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:137
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:138
-    end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
-    @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
-    @synchronize()  # reductions.py:23
-    while tk_u[1]  # reductions.py:23
-        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
-        end
-        @synchronize()  # reductions.py:26
-        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
-        @synchronize()  # reductions.py:23
-    end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:28
-    @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_ret2::Float32 = zero(Float32)  # reductions.py:30
-    local q::Float32 = zero(Float32)  # reductions.py:30
-    local d::Float32 = zero(Float32)  # reductions.py:30
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:139
-    q = 0.0f0  # norms.py:140
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:141
-        k[1] = tk_f2  # norms.py:141
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:142
-        q = fma(d, d, q)  # norms.py:143
-    end
-    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
-    @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
-    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
-    @synchronize()  # reductions.py:23
-    while tk_u[2]  # reductions.py:23
-        local tk_v_add_a16::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b17::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret18::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
-            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
-            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
-        end
-        @synchronize()  # reductions.py:26
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
-        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
-        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
-        @synchronize()  # reductions.py:23
-    end
-    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:28
-    @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret15::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_ret11::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
-    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
-    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:144
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # norms.py:145
-        k[1] = tk_f3  # norms.py:145
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:146
-        if c[1] < n  # norms.py:147
-            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:148
-        end
-    end
-    if lane[1] == Int32(0)  # norms.py:149
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:150
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:151
-    end
-end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_ec4cb021)) = 256  # norms.py:128
-
-# Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_5e9b0c00(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:128
-    tk_gi = @index(Global, Linear)  # norms.py:128
-    tk_li = @index(Local, Linear)  # norms.py:128
-    vals = @private Float32 (32,)  # norms.py:128
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:128
-    tk_v_group_reduce_smem10 = @localmem Float32 (256,)  # norms.py:128
-    tk_u = @localmem Bool (2,)  # norms.py:128
-    r = @private Int32 (1,)  # norms.py:128
-    lane = @private Int32 (1,)  # norms.py:128
-    base = @private Int32 (1,)  # norms.py:128
-    k = @private Int32 (1,)  # norms.py:128
-    c = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:128
-    mu = @private Float32 (1,)  # norms.py:128
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:128
-    local t::Int32 = zero(Int32)  # norms.py:128
-    local s::Float32 = zero(Float32)  # norms.py:128
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:128
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:128
-    local tk_f1::Int32 = zero(Int32)  # norms.py:128
-    r[1] = Int32(0)  # norms.py:128
-    lane[1] = Int32(0)  # norms.py:128
-    base[1] = Int32(0)  # norms.py:128
-    k[1] = Int32(0)  # norms.py:128
-    c[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:128
-    mu[1] = 0.0f0  # norms.py:128
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:128
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:129
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:130
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:130
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:130
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:131
-    base[1] = r[1] * n  # norms.py:132
-    s = 0.0f0  # norms.py:134
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # norms.py:135
-        k[1] = tk_f1  # norms.py:135
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:136
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:137
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:138
-    end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
-    @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
-    @synchronize()  # reductions.py:23
-    while tk_u[1]  # reductions.py:23
-        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
-        end
-        @synchronize()  # reductions.py:26
-        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
-        @synchronize()  # reductions.py:23
-    end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:28
-    @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_ret2::Float32 = zero(Float32)  # reductions.py:30
-    local q::Float32 = zero(Float32)  # reductions.py:30
-    local d::Float32 = zero(Float32)  # reductions.py:30
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:139
-    q = 0.0f0  # norms.py:140
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:141
-        k[1] = tk_f2  # norms.py:141
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:142
-        q = fma(d, d, q)  # norms.py:143
-    end
-    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
-    @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
-    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
-    @synchronize()  # reductions.py:23
-    while tk_u[2]  # reductions.py:23
-        local tk_v_add_a16::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b17::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret18::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
-            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
-            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
-        end
-        @synchronize()  # reductions.py:26
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
-        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
-        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
-        @synchronize()  # reductions.py:23
-    end
-    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:28
-    @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret15::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_ret11::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
-    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
-    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:144
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # norms.py:145
-        k[1] = tk_f3  # norms.py:145
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:146
-        if c[1] < n  # norms.py:147
-            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:148
-        end
-    end
-    if lane[1] == Int32(0)  # norms.py:149
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:150
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:151
-    end
-end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_5e9b0c00)) = 256  # norms.py:128
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_8b70788f)) = 256  # norms.py:161
 
 # Tack kernel `_layer_long`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__layer_long_6d694547(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:179
-    tk_gi = @index(Global, Linear)  # norms.py:179
-    tk_li = @index(Local, Linear)  # norms.py:179
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:179
-    tk_v_group_reduce_smem10 = @localmem Float32 (256,)  # norms.py:179
-    tk_u = @localmem Bool (2,)  # norms.py:179
-    r = @private Int32 (1,)  # norms.py:179
-    lane = @private Int32 (1,)  # norms.py:179
-    base = @private Int32 (1,)  # norms.py:179
-    c = @private Int32 (1,)  # norms.py:179
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:179
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:179
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:179
-    mu = @private Float32 (1,)  # norms.py:179
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:179
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:179
-    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:179
-    local t::Int32 = zero(Int32)  # norms.py:179
-    local s::Float32 = zero(Float32)  # norms.py:179
-    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:179
-    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:179
-    local tk_v_start3::Int64 = zero(Int64)  # norms.py:179
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:179
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:179
-    r[1] = Int32(0)  # norms.py:179
-    lane[1] = Int32(0)  # norms.py:179
-    base[1] = Int32(0)  # norms.py:179
-    c[1] = Int32(0)  # norms.py:179
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:179
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:179
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:179
-    mu[1] = 0.0f0  # norms.py:179
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:179
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:179
-    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:179
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:180
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:181
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:181
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:181
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:182
-    base[1] = r[1] * n  # norms.py:183
-    s = 0.0f0  # norms.py:184
-    tk_v_start3 = lane[1] % Int64  # norms.py:185
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:185
-    if UInt32(0) < tk_v_trips1  # norms.py:185
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:185
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:185
-            s = s + x[((base[1] + c[1]) % Int64) + 1]  # norms.py:186
+@kernel function tk__layer_long_c6b258c2(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:213
+    tk_gi = @index(Global, Linear)  # norms.py:213
+    tk_li = @index(Local, Linear)  # norms.py:213
+    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:213
+    tk_v_group_reduce_smem10 = @localmem Float32 (256,)  # norms.py:213
+    tk_u = @localmem Bool (2,)  # norms.py:213
+    r = @private Int32 (1,)  # norms.py:213
+    lane = @private Int32 (1,)  # norms.py:213
+    base = @private Int32 (1,)  # norms.py:213
+    c = @private Int32 (1,)  # norms.py:213
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:213
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:213
+    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:213
+    mu = @private Float32 (1,)  # norms.py:213
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:213
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:213
+    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:213
+    local t::Int32 = zero(Int32)  # norms.py:213
+    local s::Float32 = zero(Float32)  # norms.py:213
+    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:213
+    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:213
+    local tk_v_start3::Int64 = zero(Int64)  # norms.py:213
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:213
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:213
+    r[1] = Int32(0)  # norms.py:213
+    lane[1] = Int32(0)  # norms.py:213
+    base[1] = Int32(0)  # norms.py:213
+    c[1] = Int32(0)  # norms.py:213
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:213
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:213
+    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:213
+    mu[1] = 0.0f0  # norms.py:213
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:213
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:213
+    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:213
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:214
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:215
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:215
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:215
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:216
+    base[1] = r[1] * n  # norms.py:217
+    s = 0.0f0  # norms.py:218
+    tk_v_start3 = lane[1] % Int64  # norms.py:219
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:219
+    if UInt32(0) < tk_v_trips1  # norms.py:219
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:219
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:219
+            s = s + x[((base[1] + c[1]) % Int64) + 1]  # norms.py:220
         end
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -1187,15 +1011,15 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_5e9b0c00)) = 256  # n
     local tk_v_start6::Int64 = zero(Int64)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:187
-    q = 0.0f0  # norms.py:188
-    tk_v_start6 = lane[1] % Int64  # norms.py:189
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:189
-    if UInt32(0) < tk_v_trips4  # norms.py:189
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:189
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:189
-            d = x[((base[1] + c[1]) % Int64) + 1] - mu[1]  # norms.py:190
-            q = fma(d, d, q)  # norms.py:191
+    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:221
+    q = 0.0f0  # norms.py:222
+    tk_v_start6 = lane[1] % Int64  # norms.py:223
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:223
+    if UInt32(0) < tk_v_trips4  # norms.py:223
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:223
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:223
+            d = x[((base[1] + c[1]) % Int64) + 1] - mu[1]  # norms.py:224
+            q = fma(d, d, q)  # norms.py:225
         end
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -1234,22 +1058,22 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_5e9b0c00)) = 256  # n
     local tk_v_cse7::Int64 = zero(Int64)  # reductions.py:30
     tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
     tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:192
-    tk_v_start9 = lane[1] % Int64  # norms.py:193
-    tk_v_trips7 = div((max((n % Int64) - tk_v_start9, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:193
-    if UInt32(0) < tk_v_trips7  # norms.py:193
-        for outer tk_v_k8 in UInt32(0):(tk_v_trips7 - UInt32(1))  # norms.py:193
-            c[1] = (tk_v_start9 + ((tk_v_k8 % Int64) * Int64(256))) % Int32  # norms.py:193
-            tk_v_cse7 = (base[1] + c[1]) % Int64  # norms.py:194
-            y[tk_v_cse7 + 1] = fma((x[tk_v_cse7 + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:194
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:226
+    tk_v_start9 = lane[1] % Int64  # norms.py:227
+    tk_v_trips7 = div((max((n % Int64) - tk_v_start9, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:227
+    if UInt32(0) < tk_v_trips7  # norms.py:227
+        for outer tk_v_k8 in UInt32(0):(tk_v_trips7 - UInt32(1))  # norms.py:227
+            c[1] = (tk_v_start9 + ((tk_v_k8 % Int64) * Int64(256))) % Int32  # norms.py:227
+            tk_v_cse7 = (base[1] + c[1]) % Int64  # norms.py:228
+            y[tk_v_cse7 + 1] = fma((x[tk_v_cse7 + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:228
         end
     end
-    if lane[1] == Int32(0)  # norms.py:195
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:196
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:197
+    if lane[1] == Int32(0)  # norms.py:229
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:230
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:231
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_6d694547)) = 256  # norms.py:179
+TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_c6b258c2)) = 256  # norms.py:213
 
 # Tack kernel `_layer_rows`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
 @kernel function tk__layer_rows_d20b9d73(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:30
@@ -1410,888 +1234,711 @@ TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_6d694547)) = 256  # norms.p
 end
 
 # Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_7c7754ad(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:128
-    tk_gi = @index(Global, Linear)  # norms.py:128
-    tk_li = @index(Local, Linear)  # norms.py:128
-    vals = @private Float64 (1,)  # norms.py:128
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:128
-    tk_v_group_reduce_smem10 = @localmem Float64 (256,)  # norms.py:128
-    tk_u = @localmem Bool (2,)  # norms.py:128
-    r = @private Int32 (1,)  # norms.py:128
-    lane = @private Int32 (1,)  # norms.py:128
-    base = @private Int32 (1,)  # norms.py:128
-    k = @private Int32 (1,)  # norms.py:128
-    c = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:128
-    mu = @private Float64 (1,)  # norms.py:128
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_result12 = @private Float64 (1,)  # norms.py:128
-    local t::Int32 = zero(Int32)  # norms.py:128
-    local s::Float64 = zero(Float64)  # norms.py:128
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:128
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:128
-    local tk_f1::Int32 = zero(Int32)  # norms.py:128
-    r[1] = Int32(0)  # norms.py:128
-    lane[1] = Int32(0)  # norms.py:128
-    base[1] = Int32(0)  # norms.py:128
-    k[1] = Int32(0)  # norms.py:128
-    c[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:128
-    mu[1] = Float64(0.0)  # norms.py:128
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_result12[1] = Float64(0.0)  # norms.py:128
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:129
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:130
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:130
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:130
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:131
-    base[1] = r[1] * n  # norms.py:132
-    s = Float64(0.0)  # norms.py:134
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:135
-        k[1] = tk_f1  # norms.py:135
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:136
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:137
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:138
+@kernel function tk_layer_norm_cached_134d0f7a(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:161
+    tk_gi = @index(Global, Linear)  # norms.py:161
+    tk_li = @index(Local, Linear)  # norms.py:161
+    vals = @private Float64 (8,)  # norms.py:161
+    tk_v_group_reduce_smem7 = @localmem Float64 (256,)  # norms.py:161
+    tk_v_group_reduce_smem16 = @localmem Float64 (256,)  # norms.py:161
+    tk_u = @localmem Bool (2,)  # norms.py:161
+    r = @private Int32 (1,)  # norms.py:161
+    lane = @private Int32 (1,)  # norms.py:161
+    base = @private Int32 (1,)  # norms.py:161
+    k = @private Int32 (1,)  # norms.py:161
+    c = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_result9 = @private Float64 (1,)  # norms.py:161
+    mu = @private Float64 (1,)  # norms.py:161
+    tk_v_group_tree_tid20 = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_stride19 = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_result18 = @private Float64 (1,)  # norms.py:161
+    local t::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:161
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:161
+    local s::Float64 = zero(Float64)  # norms.py:161
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:161
+    local tk_f1::Int32 = zero(Int32)  # norms.py:161
+    local tk_f2::Int32 = zero(Int32)  # norms.py:161
+    r[1] = Int32(0)  # norms.py:161
+    lane[1] = Int32(0)  # norms.py:161
+    base[1] = Int32(0)  # norms.py:161
+    k[1] = Int32(0)  # norms.py:161
+    c[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_tid11[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_stride10[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_result9[1] = Float64(0.0)  # norms.py:161
+    mu[1] = Float64(0.0)  # norms.py:161
+    tk_v_group_tree_tid20[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_stride19[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_result18[1] = Float64(0.0)  # norms.py:161
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:162
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:163
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:163
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:163
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:164
+    tk_v_row_start_ret1 = r[1] * n  # softmax.py:84
+    base[1] = tk_v_row_start_ret1  # norms.py:165
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:167
+        k[1] = tk_f1  # norms.py:167
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:168
+        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:169
+        tk_v_take_at3 = base[1] + c[1]  # norms.py:169
+        tk_v_take_left4 = n - c[1]  # norms.py:169
+        tk_v_take_fill5 = 0.0f0  # norms.py:169
+        if tk_v_take_left4 >= Int32(8)  # softmax.py:105
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:106
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # softmax.py:107
+            end
+        else
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:109
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : Float64(0.0)  # softmax.py:110
+            end
+        end
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
+    s = Float64(0.0)  # norms.py:170
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:171
+        k[1] = tk_f2  # norms.py:171
+        s = s + vals[(k[1] % Int64) + 1]  # norms.py:172
+    end
+    tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = s  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride10[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride10[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[1]  # reductions.py:23
-        local tk_v_add_a7::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_b8::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_ret9::Float64 = zero(Float64)  # reductions.py:24
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
+        local tk_v_add_a13::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_b14::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_ret15::Float64 = zero(Float64)  # reductions.py:24
+        if tk_v_group_tree_tid11[1] < tk_v_group_tree_stride10[1]  # reductions.py:24
+            tk_v_add_a13 = tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b14 = tk_v_group_reduce_smem7[((tk_v_group_tree_tid11[1] + tk_v_group_tree_stride10[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret15 = tk_v_add_a13 + tk_v_add_b14  # combine.py:18
+            tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = tk_v_add_ret15  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        tk_v_cse3 = rem(tk_v_group_tree_stride10[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride10[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride10[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride10[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:28
+    tk_v_group_tree_result9[1] = tk_v_group_reduce_smem7[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret6::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_group_reduce_ret2::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_tree_ret12::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_ret8::Float64 = zero(Float64)  # reductions.py:30
     local q::Float64 = zero(Float64)  # reductions.py:30
     local d::Float64 = zero(Float64)  # reductions.py:30
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:139
-    q = Float64(0.0)  # norms.py:140
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # norms.py:141
-        k[1] = tk_f2  # norms.py:141
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:142
-        q = fma(d, d, q)  # norms.py:143
+    local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_cse6::Bool = zero(Bool)  # reductions.py:30
+    local tk_v_cse7::Int32 = zero(Int32)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
+    tk_v_group_reduce_ret8 = tk_v_group_tree_ret12  # reductions.py:38
+    mu[1] = tk_v_group_reduce_ret8 / Float64(n)  # norms.py:173
+    q = Float64(0.0)  # norms.py:174
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # norms.py:175
+        k[1] = tk_f3  # norms.py:175
+        tk_v_cse5 = rem(k[1], Int32(8))  # norms.py:176
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0))  # norms.py:176
+        tk_v_cse7 = div(k[1], Int32(8))  # norms.py:176
+        d = ((((lane[1] + (ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7) * Int32(256))) * Int32(8)) + ifelse(tk_v_cse6, tk_v_cse5 + Int32(8), tk_v_cse5)) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:176
+        q = fma(d, d, q)  # norms.py:177
     end
-    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
+    tk_v_group_tree_tid20[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem16[(tk_v_group_tree_tid20[1] % Int64) + 1] = q  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
-    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride19[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride19[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[2]  # reductions.py:23
-        local tk_v_add_a16::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_b17::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_ret18::Float64 = zero(Float64)  # reductions.py:24
-        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
-            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
-            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
+        local tk_v_add_a22::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_b23::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_ret24::Float64 = zero(Float64)  # reductions.py:24
+        if tk_v_group_tree_tid20[1] < tk_v_group_tree_stride19[1]  # reductions.py:24
+            tk_v_add_a22 = tk_v_group_reduce_smem16[(tk_v_group_tree_tid20[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b23 = tk_v_group_reduce_smem16[((tk_v_group_tree_tid20[1] + tk_v_group_tree_stride19[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret24 = tk_v_add_a22 + tk_v_add_b23  # combine.py:18
+            tk_v_group_reduce_smem16[(tk_v_group_tree_tid20[1] % Int64) + 1] = tk_v_add_ret24  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
-        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
-        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+        local tk_v_cse8::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse9::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse8 = rem(tk_v_group_tree_stride19[1], Int32(2))  # reductions.py:27
+        tk_v_cse9 = div(tk_v_group_tree_stride19[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride19[1] = ifelse((tk_v_cse8 != Int32(0)) & (tk_v_cse8 < Int32(0)), tk_v_cse9 - Int32(1), tk_v_cse9)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride19[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:28
+    tk_v_group_tree_result18[1] = tk_v_group_reduce_smem16[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret15::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_group_reduce_ret11::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_tree_ret21::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_ret17::Float64 = zero(Float64)  # reductions.py:30
     local tk_v_inv::Float64 = zero(Float64)  # reductions.py:30
-    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
-    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:144
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # norms.py:145
-        k[1] = tk_f3  # norms.py:145
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:146
-        if c[1] < n  # norms.py:147
-            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:148
+    local tk_v_finish_at25::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_left26::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_i27::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_v28::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_i29::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_c30::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_ret31::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_layer_out_i32::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_c33::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_ret34::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_put_v35::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_trips1::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k2::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_trips3::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k4::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_f4::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret21 = tk_v_group_tree_result18[1]  # reductions.py:30
+    tk_v_group_reduce_ret17 = tk_v_group_tree_ret21  # reductions.py:38
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret17 / Float64(n)) + eps)  # norms.py:178
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(0)  # norms.py:179
+        k[1] = tk_f4  # norms.py:179
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:180
+        tk_v_finish_at25 = base[1] + c[1]  # norms.py:181
+        tk_v_finish_left26 = n - c[1]  # norms.py:181
+        tk_v_finish_i27 = k[1] * Int32(8)  # norms.py:181
+        if tk_v_finish_left26 >= Int32(8)  # norms.py:146
+            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v28 in Int32(0):Int32(7)  # norms.py:147
+                tk_v_layer_out_i29 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:148
+                tk_v_layer_out_c30 = c[1] + tk_v_finish_v28  # norms.py:148
+                tk_v_layer_out_ret31 = fma((vals[(tk_v_layer_out_i29 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c30 % Int64) + 1], b[(tk_v_layer_out_c30 % Int64) + 1])  # norms.py:132
+                vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = tk_v_layer_out_ret31  # norms.py:148
+            end
+        else
+            tk_v_trips1 = UInt32(8)  # norms.py:150
+            if UInt32(0) < tk_v_trips1  # norms.py:150
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:150
+                    tk_v_finish_v28 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:150
+                    if tk_v_finish_v28 < tk_v_finish_left26  # norms.py:151
+                        tk_v_layer_out_i32 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:152
+                        tk_v_layer_out_c33 = c[1] + tk_v_finish_v28  # norms.py:152
+                        tk_v_layer_out_ret34 = fma((vals[(tk_v_layer_out_i32 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c33 % Int64) + 1], b[(tk_v_layer_out_c33 % Int64) + 1])  # norms.py:132
+                        vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = tk_v_layer_out_ret34  # norms.py:152
+                    end
+                end
+            end
+        end
+        if tk_v_finish_left26 >= Int32(8)  # softmax.py:116
+            KernelAbstractions.Extras.@unroll for outer tk_v_put_v35 in Int32(0):Int32(7)  # softmax.py:117
+                y[((tk_v_finish_at25 + tk_v_put_v35) % Int64) + 1] = vals[((tk_v_finish_i27 + tk_v_put_v35) % Int64) + 1]  # softmax.py:118
+            end
+        else
+            tk_v_trips3 = UInt32(8)  # softmax.py:120
+            if UInt32(0) < tk_v_trips3  # softmax.py:120
+                KernelAbstractions.Extras.@unroll for outer tk_v_k4 in UInt32(0):(tk_v_trips3 - UInt32(1))  # softmax.py:120
+                    tk_v_put_v35 = (Int64(7) + ((tk_v_k4 % Int64) * Int64(-1))) % Int32  # softmax.py:120
+                    if tk_v_put_v35 < tk_v_finish_left26  # softmax.py:121
+                        y[((tk_v_finish_at25 + tk_v_put_v35) % Int64) + 1] = vals[((tk_v_finish_i27 + tk_v_put_v35) % Int64) + 1]  # softmax.py:122
+                    end
+                end
+            end
         end
     end
-    if lane[1] == Int32(0)  # norms.py:149
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:150
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:151
+    if lane[1] == Int32(0)  # norms.py:182
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:183
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:184
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_7c7754ad)) = 256  # norms.py:128
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_134d0f7a)) = 256  # norms.py:161
 
 # Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_9a299b76(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:128
-    tk_gi = @index(Global, Linear)  # norms.py:128
-    tk_li = @index(Local, Linear)  # norms.py:128
-    vals = @private Float64 (2,)  # norms.py:128
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:128
-    tk_v_group_reduce_smem10 = @localmem Float64 (256,)  # norms.py:128
-    tk_u = @localmem Bool (2,)  # norms.py:128
-    r = @private Int32 (1,)  # norms.py:128
-    lane = @private Int32 (1,)  # norms.py:128
-    base = @private Int32 (1,)  # norms.py:128
-    k = @private Int32 (1,)  # norms.py:128
-    c = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:128
-    mu = @private Float64 (1,)  # norms.py:128
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_result12 = @private Float64 (1,)  # norms.py:128
-    local t::Int32 = zero(Int32)  # norms.py:128
-    local s::Float64 = zero(Float64)  # norms.py:128
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:128
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:128
-    local tk_f1::Int32 = zero(Int32)  # norms.py:128
-    r[1] = Int32(0)  # norms.py:128
-    lane[1] = Int32(0)  # norms.py:128
-    base[1] = Int32(0)  # norms.py:128
-    k[1] = Int32(0)  # norms.py:128
-    c[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:128
-    mu[1] = Float64(0.0)  # norms.py:128
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_result12[1] = Float64(0.0)  # norms.py:128
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:129
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:130
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:130
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:130
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:131
-    base[1] = r[1] * n  # norms.py:132
-    s = Float64(0.0)  # norms.py:134
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:135
-        k[1] = tk_f1  # norms.py:135
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:136
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:137
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:138
+@kernel function tk_layer_norm_cached_9004a07d(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:161
+    tk_gi = @index(Global, Linear)  # norms.py:161
+    tk_li = @index(Local, Linear)  # norms.py:161
+    vals = @private Float64 (16,)  # norms.py:161
+    tk_v_group_reduce_smem7 = @localmem Float64 (256,)  # norms.py:161
+    tk_v_group_reduce_smem16 = @localmem Float64 (256,)  # norms.py:161
+    tk_u = @localmem Bool (2,)  # norms.py:161
+    r = @private Int32 (1,)  # norms.py:161
+    lane = @private Int32 (1,)  # norms.py:161
+    base = @private Int32 (1,)  # norms.py:161
+    k = @private Int32 (1,)  # norms.py:161
+    c = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_result9 = @private Float64 (1,)  # norms.py:161
+    mu = @private Float64 (1,)  # norms.py:161
+    tk_v_group_tree_tid20 = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_stride19 = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_result18 = @private Float64 (1,)  # norms.py:161
+    local t::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:161
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:161
+    local s::Float64 = zero(Float64)  # norms.py:161
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:161
+    local tk_f1::Int32 = zero(Int32)  # norms.py:161
+    local tk_f2::Int32 = zero(Int32)  # norms.py:161
+    r[1] = Int32(0)  # norms.py:161
+    lane[1] = Int32(0)  # norms.py:161
+    base[1] = Int32(0)  # norms.py:161
+    k[1] = Int32(0)  # norms.py:161
+    c[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_tid11[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_stride10[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_result9[1] = Float64(0.0)  # norms.py:161
+    mu[1] = Float64(0.0)  # norms.py:161
+    tk_v_group_tree_tid20[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_stride19[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_result18[1] = Float64(0.0)  # norms.py:161
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:162
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:163
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:163
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:163
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:164
+    tk_v_row_start_ret1 = r[1] * n  # softmax.py:84
+    base[1] = tk_v_row_start_ret1  # norms.py:165
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:167
+        k[1] = tk_f1  # norms.py:167
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:168
+        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:169
+        tk_v_take_at3 = base[1] + c[1]  # norms.py:169
+        tk_v_take_left4 = n - c[1]  # norms.py:169
+        tk_v_take_fill5 = 0.0f0  # norms.py:169
+        if tk_v_take_left4 >= Int32(8)  # softmax.py:105
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:106
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # softmax.py:107
+            end
+        else
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:109
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : Float64(0.0)  # softmax.py:110
+            end
+        end
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
+    s = Float64(0.0)  # norms.py:170
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:171
+        k[1] = tk_f2  # norms.py:171
+        s = s + vals[(k[1] % Int64) + 1]  # norms.py:172
+    end
+    tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = s  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride10[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride10[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[1]  # reductions.py:23
-        local tk_v_add_a7::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_b8::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_ret9::Float64 = zero(Float64)  # reductions.py:24
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
+        local tk_v_add_a13::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_b14::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_ret15::Float64 = zero(Float64)  # reductions.py:24
+        if tk_v_group_tree_tid11[1] < tk_v_group_tree_stride10[1]  # reductions.py:24
+            tk_v_add_a13 = tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b14 = tk_v_group_reduce_smem7[((tk_v_group_tree_tid11[1] + tk_v_group_tree_stride10[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret15 = tk_v_add_a13 + tk_v_add_b14  # combine.py:18
+            tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = tk_v_add_ret15  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        tk_v_cse3 = rem(tk_v_group_tree_stride10[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride10[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride10[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride10[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:28
+    tk_v_group_tree_result9[1] = tk_v_group_reduce_smem7[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret6::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_group_reduce_ret2::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_tree_ret12::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_ret8::Float64 = zero(Float64)  # reductions.py:30
     local q::Float64 = zero(Float64)  # reductions.py:30
     local d::Float64 = zero(Float64)  # reductions.py:30
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:139
-    q = Float64(0.0)  # norms.py:140
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # norms.py:141
-        k[1] = tk_f2  # norms.py:141
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:142
-        q = fma(d, d, q)  # norms.py:143
+    local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_cse6::Bool = zero(Bool)  # reductions.py:30
+    local tk_v_cse7::Int32 = zero(Int32)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
+    tk_v_group_reduce_ret8 = tk_v_group_tree_ret12  # reductions.py:38
+    mu[1] = tk_v_group_reduce_ret8 / Float64(n)  # norms.py:173
+    q = Float64(0.0)  # norms.py:174
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # norms.py:175
+        k[1] = tk_f3  # norms.py:175
+        tk_v_cse5 = rem(k[1], Int32(8))  # norms.py:176
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0))  # norms.py:176
+        tk_v_cse7 = div(k[1], Int32(8))  # norms.py:176
+        d = ((((lane[1] + (ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7) * Int32(256))) * Int32(8)) + ifelse(tk_v_cse6, tk_v_cse5 + Int32(8), tk_v_cse5)) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:176
+        q = fma(d, d, q)  # norms.py:177
     end
-    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
+    tk_v_group_tree_tid20[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem16[(tk_v_group_tree_tid20[1] % Int64) + 1] = q  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
-    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride19[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride19[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[2]  # reductions.py:23
-        local tk_v_add_a16::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_b17::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_ret18::Float64 = zero(Float64)  # reductions.py:24
-        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
-            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
-            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
+        local tk_v_add_a22::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_b23::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_ret24::Float64 = zero(Float64)  # reductions.py:24
+        if tk_v_group_tree_tid20[1] < tk_v_group_tree_stride19[1]  # reductions.py:24
+            tk_v_add_a22 = tk_v_group_reduce_smem16[(tk_v_group_tree_tid20[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b23 = tk_v_group_reduce_smem16[((tk_v_group_tree_tid20[1] + tk_v_group_tree_stride19[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret24 = tk_v_add_a22 + tk_v_add_b23  # combine.py:18
+            tk_v_group_reduce_smem16[(tk_v_group_tree_tid20[1] % Int64) + 1] = tk_v_add_ret24  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
-        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
-        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+        local tk_v_cse8::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse9::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse8 = rem(tk_v_group_tree_stride19[1], Int32(2))  # reductions.py:27
+        tk_v_cse9 = div(tk_v_group_tree_stride19[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride19[1] = ifelse((tk_v_cse8 != Int32(0)) & (tk_v_cse8 < Int32(0)), tk_v_cse9 - Int32(1), tk_v_cse9)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride19[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:28
+    tk_v_group_tree_result18[1] = tk_v_group_reduce_smem16[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret15::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_group_reduce_ret11::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_tree_ret21::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_ret17::Float64 = zero(Float64)  # reductions.py:30
     local tk_v_inv::Float64 = zero(Float64)  # reductions.py:30
-    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
-    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:144
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # norms.py:145
-        k[1] = tk_f3  # norms.py:145
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:146
-        if c[1] < n  # norms.py:147
-            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:148
+    local tk_v_finish_at25::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_left26::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_i27::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_v28::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_i29::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_c30::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_ret31::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_layer_out_i32::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_c33::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_ret34::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_put_v35::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_trips1::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k2::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_trips3::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k4::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_f4::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret21 = tk_v_group_tree_result18[1]  # reductions.py:30
+    tk_v_group_reduce_ret17 = tk_v_group_tree_ret21  # reductions.py:38
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret17 / Float64(n)) + eps)  # norms.py:178
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(1)  # norms.py:179
+        k[1] = tk_f4  # norms.py:179
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:180
+        tk_v_finish_at25 = base[1] + c[1]  # norms.py:181
+        tk_v_finish_left26 = n - c[1]  # norms.py:181
+        tk_v_finish_i27 = k[1] * Int32(8)  # norms.py:181
+        if tk_v_finish_left26 >= Int32(8)  # norms.py:146
+            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v28 in Int32(0):Int32(7)  # norms.py:147
+                tk_v_layer_out_i29 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:148
+                tk_v_layer_out_c30 = c[1] + tk_v_finish_v28  # norms.py:148
+                tk_v_layer_out_ret31 = fma((vals[(tk_v_layer_out_i29 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c30 % Int64) + 1], b[(tk_v_layer_out_c30 % Int64) + 1])  # norms.py:132
+                vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = tk_v_layer_out_ret31  # norms.py:148
+            end
+        else
+            tk_v_trips1 = UInt32(8)  # norms.py:150
+            if UInt32(0) < tk_v_trips1  # norms.py:150
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:150
+                    tk_v_finish_v28 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:150
+                    if tk_v_finish_v28 < tk_v_finish_left26  # norms.py:151
+                        tk_v_layer_out_i32 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:152
+                        tk_v_layer_out_c33 = c[1] + tk_v_finish_v28  # norms.py:152
+                        tk_v_layer_out_ret34 = fma((vals[(tk_v_layer_out_i32 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c33 % Int64) + 1], b[(tk_v_layer_out_c33 % Int64) + 1])  # norms.py:132
+                        vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = tk_v_layer_out_ret34  # norms.py:152
+                    end
+                end
+            end
+        end
+        if tk_v_finish_left26 >= Int32(8)  # softmax.py:116
+            KernelAbstractions.Extras.@unroll for outer tk_v_put_v35 in Int32(0):Int32(7)  # softmax.py:117
+                y[((tk_v_finish_at25 + tk_v_put_v35) % Int64) + 1] = vals[((tk_v_finish_i27 + tk_v_put_v35) % Int64) + 1]  # softmax.py:118
+            end
+        else
+            tk_v_trips3 = UInt32(8)  # softmax.py:120
+            if UInt32(0) < tk_v_trips3  # softmax.py:120
+                KernelAbstractions.Extras.@unroll for outer tk_v_k4 in UInt32(0):(tk_v_trips3 - UInt32(1))  # softmax.py:120
+                    tk_v_put_v35 = (Int64(7) + ((tk_v_k4 % Int64) * Int64(-1))) % Int32  # softmax.py:120
+                    if tk_v_put_v35 < tk_v_finish_left26  # softmax.py:121
+                        y[((tk_v_finish_at25 + tk_v_put_v35) % Int64) + 1] = vals[((tk_v_finish_i27 + tk_v_put_v35) % Int64) + 1]  # softmax.py:122
+                    end
+                end
+            end
         end
     end
-    if lane[1] == Int32(0)  # norms.py:149
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:150
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:151
+    if lane[1] == Int32(0)  # norms.py:182
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:183
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:184
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_9a299b76)) = 256  # norms.py:128
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_9004a07d)) = 256  # norms.py:161
 
 # Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_4ca33b41(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:128
-    tk_gi = @index(Global, Linear)  # norms.py:128
-    tk_li = @index(Local, Linear)  # norms.py:128
-    vals = @private Float64 (4,)  # norms.py:128
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:128
-    tk_v_group_reduce_smem10 = @localmem Float64 (256,)  # norms.py:128
-    tk_u = @localmem Bool (2,)  # norms.py:128
-    r = @private Int32 (1,)  # norms.py:128
-    lane = @private Int32 (1,)  # norms.py:128
-    base = @private Int32 (1,)  # norms.py:128
-    k = @private Int32 (1,)  # norms.py:128
-    c = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:128
-    mu = @private Float64 (1,)  # norms.py:128
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_result12 = @private Float64 (1,)  # norms.py:128
-    local t::Int32 = zero(Int32)  # norms.py:128
-    local s::Float64 = zero(Float64)  # norms.py:128
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:128
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:128
-    local tk_f1::Int32 = zero(Int32)  # norms.py:128
-    r[1] = Int32(0)  # norms.py:128
-    lane[1] = Int32(0)  # norms.py:128
-    base[1] = Int32(0)  # norms.py:128
-    k[1] = Int32(0)  # norms.py:128
-    c[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:128
-    mu[1] = Float64(0.0)  # norms.py:128
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_result12[1] = Float64(0.0)  # norms.py:128
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:129
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:130
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:130
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:130
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:131
-    base[1] = r[1] * n  # norms.py:132
-    s = Float64(0.0)  # norms.py:134
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:135
-        k[1] = tk_f1  # norms.py:135
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:136
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:137
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:138
+@kernel function tk_layer_norm_cached_3a25f851(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:161
+    tk_gi = @index(Global, Linear)  # norms.py:161
+    tk_li = @index(Local, Linear)  # norms.py:161
+    vals = @private Float64 (32,)  # norms.py:161
+    tk_v_group_reduce_smem7 = @localmem Float64 (256,)  # norms.py:161
+    tk_v_group_reduce_smem16 = @localmem Float64 (256,)  # norms.py:161
+    tk_u = @localmem Bool (2,)  # norms.py:161
+    r = @private Int32 (1,)  # norms.py:161
+    lane = @private Int32 (1,)  # norms.py:161
+    base = @private Int32 (1,)  # norms.py:161
+    k = @private Int32 (1,)  # norms.py:161
+    c = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_result9 = @private Float64 (1,)  # norms.py:161
+    mu = @private Float64 (1,)  # norms.py:161
+    tk_v_group_tree_tid20 = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_stride19 = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_result18 = @private Float64 (1,)  # norms.py:161
+    local t::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:161
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:161
+    local s::Float64 = zero(Float64)  # norms.py:161
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:161
+    local tk_f1::Int32 = zero(Int32)  # norms.py:161
+    local tk_f2::Int32 = zero(Int32)  # norms.py:161
+    r[1] = Int32(0)  # norms.py:161
+    lane[1] = Int32(0)  # norms.py:161
+    base[1] = Int32(0)  # norms.py:161
+    k[1] = Int32(0)  # norms.py:161
+    c[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_tid11[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_stride10[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_result9[1] = Float64(0.0)  # norms.py:161
+    mu[1] = Float64(0.0)  # norms.py:161
+    tk_v_group_tree_tid20[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_stride19[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_result18[1] = Float64(0.0)  # norms.py:161
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:162
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:163
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:163
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:163
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:164
+    tk_v_row_start_ret1 = r[1] * n  # softmax.py:84
+    base[1] = tk_v_row_start_ret1  # norms.py:165
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:167
+        k[1] = tk_f1  # norms.py:167
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:168
+        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:169
+        tk_v_take_at3 = base[1] + c[1]  # norms.py:169
+        tk_v_take_left4 = n - c[1]  # norms.py:169
+        tk_v_take_fill5 = 0.0f0  # norms.py:169
+        if tk_v_take_left4 >= Int32(8)  # softmax.py:105
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:106
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # softmax.py:107
+            end
+        else
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:109
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : Float64(0.0)  # softmax.py:110
+            end
+        end
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
+    s = Float64(0.0)  # norms.py:170
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:171
+        k[1] = tk_f2  # norms.py:171
+        s = s + vals[(k[1] % Int64) + 1]  # norms.py:172
+    end
+    tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = s  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride10[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride10[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[1]  # reductions.py:23
-        local tk_v_add_a7::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_b8::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_ret9::Float64 = zero(Float64)  # reductions.py:24
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
+        local tk_v_add_a13::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_b14::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_ret15::Float64 = zero(Float64)  # reductions.py:24
+        if tk_v_group_tree_tid11[1] < tk_v_group_tree_stride10[1]  # reductions.py:24
+            tk_v_add_a13 = tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b14 = tk_v_group_reduce_smem7[((tk_v_group_tree_tid11[1] + tk_v_group_tree_stride10[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret15 = tk_v_add_a13 + tk_v_add_b14  # combine.py:18
+            tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = tk_v_add_ret15  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        tk_v_cse3 = rem(tk_v_group_tree_stride10[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride10[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride10[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride10[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:28
+    tk_v_group_tree_result9[1] = tk_v_group_reduce_smem7[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret6::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_group_reduce_ret2::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_tree_ret12::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_ret8::Float64 = zero(Float64)  # reductions.py:30
     local q::Float64 = zero(Float64)  # reductions.py:30
     local d::Float64 = zero(Float64)  # reductions.py:30
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:139
-    q = Float64(0.0)  # norms.py:140
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # norms.py:141
-        k[1] = tk_f2  # norms.py:141
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:142
-        q = fma(d, d, q)  # norms.py:143
+    local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_cse6::Bool = zero(Bool)  # reductions.py:30
+    local tk_v_cse7::Int32 = zero(Int32)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
+    tk_v_group_reduce_ret8 = tk_v_group_tree_ret12  # reductions.py:38
+    mu[1] = tk_v_group_reduce_ret8 / Float64(n)  # norms.py:173
+    q = Float64(0.0)  # norms.py:174
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # norms.py:175
+        k[1] = tk_f3  # norms.py:175
+        tk_v_cse5 = rem(k[1], Int32(8))  # norms.py:176
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0))  # norms.py:176
+        tk_v_cse7 = div(k[1], Int32(8))  # norms.py:176
+        d = ((((lane[1] + (ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7) * Int32(256))) * Int32(8)) + ifelse(tk_v_cse6, tk_v_cse5 + Int32(8), tk_v_cse5)) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:176
+        q = fma(d, d, q)  # norms.py:177
     end
-    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
+    tk_v_group_tree_tid20[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem16[(tk_v_group_tree_tid20[1] % Int64) + 1] = q  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
-    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride19[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride19[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[2]  # reductions.py:23
-        local tk_v_add_a16::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_b17::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_ret18::Float64 = zero(Float64)  # reductions.py:24
-        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
-            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
-            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
+        local tk_v_add_a22::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_b23::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_ret24::Float64 = zero(Float64)  # reductions.py:24
+        if tk_v_group_tree_tid20[1] < tk_v_group_tree_stride19[1]  # reductions.py:24
+            tk_v_add_a22 = tk_v_group_reduce_smem16[(tk_v_group_tree_tid20[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b23 = tk_v_group_reduce_smem16[((tk_v_group_tree_tid20[1] + tk_v_group_tree_stride19[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret24 = tk_v_add_a22 + tk_v_add_b23  # combine.py:18
+            tk_v_group_reduce_smem16[(tk_v_group_tree_tid20[1] % Int64) + 1] = tk_v_add_ret24  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
-        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
-        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+        local tk_v_cse8::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse9::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse8 = rem(tk_v_group_tree_stride19[1], Int32(2))  # reductions.py:27
+        tk_v_cse9 = div(tk_v_group_tree_stride19[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride19[1] = ifelse((tk_v_cse8 != Int32(0)) & (tk_v_cse8 < Int32(0)), tk_v_cse9 - Int32(1), tk_v_cse9)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride19[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:28
+    tk_v_group_tree_result18[1] = tk_v_group_reduce_smem16[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret15::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_group_reduce_ret11::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_tree_ret21::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_ret17::Float64 = zero(Float64)  # reductions.py:30
     local tk_v_inv::Float64 = zero(Float64)  # reductions.py:30
-    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
-    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:144
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # norms.py:145
-        k[1] = tk_f3  # norms.py:145
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:146
-        if c[1] < n  # norms.py:147
-            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:148
+    local tk_v_finish_at25::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_left26::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_i27::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_v28::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_i29::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_c30::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_ret31::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_layer_out_i32::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_c33::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_ret34::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_put_v35::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_trips1::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k2::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_trips3::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k4::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_f4::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret21 = tk_v_group_tree_result18[1]  # reductions.py:30
+    tk_v_group_reduce_ret17 = tk_v_group_tree_ret21  # reductions.py:38
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret17 / Float64(n)) + eps)  # norms.py:178
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(3)  # norms.py:179
+        k[1] = tk_f4  # norms.py:179
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:180
+        tk_v_finish_at25 = base[1] + c[1]  # norms.py:181
+        tk_v_finish_left26 = n - c[1]  # norms.py:181
+        tk_v_finish_i27 = k[1] * Int32(8)  # norms.py:181
+        if tk_v_finish_left26 >= Int32(8)  # norms.py:146
+            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v28 in Int32(0):Int32(7)  # norms.py:147
+                tk_v_layer_out_i29 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:148
+                tk_v_layer_out_c30 = c[1] + tk_v_finish_v28  # norms.py:148
+                tk_v_layer_out_ret31 = fma((vals[(tk_v_layer_out_i29 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c30 % Int64) + 1], b[(tk_v_layer_out_c30 % Int64) + 1])  # norms.py:132
+                vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = tk_v_layer_out_ret31  # norms.py:148
+            end
+        else
+            tk_v_trips1 = UInt32(8)  # norms.py:150
+            if UInt32(0) < tk_v_trips1  # norms.py:150
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:150
+                    tk_v_finish_v28 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:150
+                    if tk_v_finish_v28 < tk_v_finish_left26  # norms.py:151
+                        tk_v_layer_out_i32 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:152
+                        tk_v_layer_out_c33 = c[1] + tk_v_finish_v28  # norms.py:152
+                        tk_v_layer_out_ret34 = fma((vals[(tk_v_layer_out_i32 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c33 % Int64) + 1], b[(tk_v_layer_out_c33 % Int64) + 1])  # norms.py:132
+                        vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = tk_v_layer_out_ret34  # norms.py:152
+                    end
+                end
+            end
+        end
+        if tk_v_finish_left26 >= Int32(8)  # softmax.py:116
+            KernelAbstractions.Extras.@unroll for outer tk_v_put_v35 in Int32(0):Int32(7)  # softmax.py:117
+                y[((tk_v_finish_at25 + tk_v_put_v35) % Int64) + 1] = vals[((tk_v_finish_i27 + tk_v_put_v35) % Int64) + 1]  # softmax.py:118
+            end
+        else
+            tk_v_trips3 = UInt32(8)  # softmax.py:120
+            if UInt32(0) < tk_v_trips3  # softmax.py:120
+                KernelAbstractions.Extras.@unroll for outer tk_v_k4 in UInt32(0):(tk_v_trips3 - UInt32(1))  # softmax.py:120
+                    tk_v_put_v35 = (Int64(7) + ((tk_v_k4 % Int64) * Int64(-1))) % Int32  # softmax.py:120
+                    if tk_v_put_v35 < tk_v_finish_left26  # softmax.py:121
+                        y[((tk_v_finish_at25 + tk_v_put_v35) % Int64) + 1] = vals[((tk_v_finish_i27 + tk_v_put_v35) % Int64) + 1]  # softmax.py:122
+                    end
+                end
+            end
         end
     end
-    if lane[1] == Int32(0)  # norms.py:149
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:150
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:151
+    if lane[1] == Int32(0)  # norms.py:182
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:183
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:184
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_4ca33b41)) = 256  # norms.py:128
-
-# Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_105fbbf1(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:128
-    tk_gi = @index(Global, Linear)  # norms.py:128
-    tk_li = @index(Local, Linear)  # norms.py:128
-    vals = @private Float64 (8,)  # norms.py:128
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:128
-    tk_v_group_reduce_smem10 = @localmem Float64 (256,)  # norms.py:128
-    tk_u = @localmem Bool (2,)  # norms.py:128
-    r = @private Int32 (1,)  # norms.py:128
-    lane = @private Int32 (1,)  # norms.py:128
-    base = @private Int32 (1,)  # norms.py:128
-    k = @private Int32 (1,)  # norms.py:128
-    c = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:128
-    mu = @private Float64 (1,)  # norms.py:128
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_result12 = @private Float64 (1,)  # norms.py:128
-    local t::Int32 = zero(Int32)  # norms.py:128
-    local s::Float64 = zero(Float64)  # norms.py:128
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:128
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:128
-    local tk_f1::Int32 = zero(Int32)  # norms.py:128
-    r[1] = Int32(0)  # norms.py:128
-    lane[1] = Int32(0)  # norms.py:128
-    base[1] = Int32(0)  # norms.py:128
-    k[1] = Int32(0)  # norms.py:128
-    c[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:128
-    mu[1] = Float64(0.0)  # norms.py:128
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_result12[1] = Float64(0.0)  # norms.py:128
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:129
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:130
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:130
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:130
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:131
-    base[1] = r[1] * n  # norms.py:132
-    s = Float64(0.0)  # norms.py:134
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # norms.py:135
-        k[1] = tk_f1  # norms.py:135
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:136
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:137
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:138
-    end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
-    @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
-    @synchronize()  # reductions.py:23
-    while tk_u[1]  # reductions.py:23
-        local tk_v_add_a7::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_b8::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_ret9::Float64 = zero(Float64)  # reductions.py:24
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
-        end
-        @synchronize()  # reductions.py:26
-        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
-        @synchronize()  # reductions.py:23
-    end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:28
-    @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret6::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_group_reduce_ret2::Float64 = zero(Float64)  # reductions.py:30
-    local q::Float64 = zero(Float64)  # reductions.py:30
-    local d::Float64 = zero(Float64)  # reductions.py:30
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:139
-    q = Float64(0.0)  # norms.py:140
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:141
-        k[1] = tk_f2  # norms.py:141
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:142
-        q = fma(d, d, q)  # norms.py:143
-    end
-    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
-    @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
-    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
-    @synchronize()  # reductions.py:23
-    while tk_u[2]  # reductions.py:23
-        local tk_v_add_a16::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_b17::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_ret18::Float64 = zero(Float64)  # reductions.py:24
-        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
-            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
-            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
-        end
-        @synchronize()  # reductions.py:26
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
-        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
-        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
-        @synchronize()  # reductions.py:23
-    end
-    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:28
-    @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret15::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_group_reduce_ret11::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:30
-    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
-    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:144
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # norms.py:145
-        k[1] = tk_f3  # norms.py:145
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:146
-        if c[1] < n  # norms.py:147
-            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:148
-        end
-    end
-    if lane[1] == Int32(0)  # norms.py:149
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:150
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:151
-    end
-end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_105fbbf1)) = 256  # norms.py:128
-
-# Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_67d6a302(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:128
-    tk_gi = @index(Global, Linear)  # norms.py:128
-    tk_li = @index(Local, Linear)  # norms.py:128
-    vals = @private Float64 (16,)  # norms.py:128
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:128
-    tk_v_group_reduce_smem10 = @localmem Float64 (256,)  # norms.py:128
-    tk_u = @localmem Bool (2,)  # norms.py:128
-    r = @private Int32 (1,)  # norms.py:128
-    lane = @private Int32 (1,)  # norms.py:128
-    base = @private Int32 (1,)  # norms.py:128
-    k = @private Int32 (1,)  # norms.py:128
-    c = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:128
-    mu = @private Float64 (1,)  # norms.py:128
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_result12 = @private Float64 (1,)  # norms.py:128
-    local t::Int32 = zero(Int32)  # norms.py:128
-    local s::Float64 = zero(Float64)  # norms.py:128
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:128
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:128
-    local tk_f1::Int32 = zero(Int32)  # norms.py:128
-    r[1] = Int32(0)  # norms.py:128
-    lane[1] = Int32(0)  # norms.py:128
-    base[1] = Int32(0)  # norms.py:128
-    k[1] = Int32(0)  # norms.py:128
-    c[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:128
-    mu[1] = Float64(0.0)  # norms.py:128
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_result12[1] = Float64(0.0)  # norms.py:128
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:129
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:130
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:130
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:130
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:131
-    base[1] = r[1] * n  # norms.py:132
-    s = Float64(0.0)  # norms.py:134
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # norms.py:135
-        k[1] = tk_f1  # norms.py:135
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:136
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:137
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:138
-    end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
-    @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
-    @synchronize()  # reductions.py:23
-    while tk_u[1]  # reductions.py:23
-        local tk_v_add_a7::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_b8::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_ret9::Float64 = zero(Float64)  # reductions.py:24
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
-        end
-        @synchronize()  # reductions.py:26
-        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
-        @synchronize()  # reductions.py:23
-    end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:28
-    @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret6::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_group_reduce_ret2::Float64 = zero(Float64)  # reductions.py:30
-    local q::Float64 = zero(Float64)  # reductions.py:30
-    local d::Float64 = zero(Float64)  # reductions.py:30
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:139
-    q = Float64(0.0)  # norms.py:140
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:141
-        k[1] = tk_f2  # norms.py:141
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:142
-        q = fma(d, d, q)  # norms.py:143
-    end
-    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
-    @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
-    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
-    @synchronize()  # reductions.py:23
-    while tk_u[2]  # reductions.py:23
-        local tk_v_add_a16::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_b17::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_ret18::Float64 = zero(Float64)  # reductions.py:24
-        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
-            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
-            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
-        end
-        @synchronize()  # reductions.py:26
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
-        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
-        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
-        @synchronize()  # reductions.py:23
-    end
-    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:28
-    @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret15::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_group_reduce_ret11::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:30
-    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
-    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:144
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # norms.py:145
-        k[1] = tk_f3  # norms.py:145
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:146
-        if c[1] < n  # norms.py:147
-            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:148
-        end
-    end
-    if lane[1] == Int32(0)  # norms.py:149
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:150
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:151
-    end
-end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_67d6a302)) = 256  # norms.py:128
-
-# Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_c2d12624(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:128
-    tk_gi = @index(Global, Linear)  # norms.py:128
-    tk_li = @index(Local, Linear)  # norms.py:128
-    vals = @private Float64 (32,)  # norms.py:128
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:128
-    tk_v_group_reduce_smem10 = @localmem Float64 (256,)  # norms.py:128
-    tk_u = @localmem Bool (2,)  # norms.py:128
-    r = @private Int32 (1,)  # norms.py:128
-    lane = @private Int32 (1,)  # norms.py:128
-    base = @private Int32 (1,)  # norms.py:128
-    k = @private Int32 (1,)  # norms.py:128
-    c = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:128
-    mu = @private Float64 (1,)  # norms.py:128
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_result12 = @private Float64 (1,)  # norms.py:128
-    local t::Int32 = zero(Int32)  # norms.py:128
-    local s::Float64 = zero(Float64)  # norms.py:128
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:128
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:128
-    local tk_f1::Int32 = zero(Int32)  # norms.py:128
-    r[1] = Int32(0)  # norms.py:128
-    lane[1] = Int32(0)  # norms.py:128
-    base[1] = Int32(0)  # norms.py:128
-    k[1] = Int32(0)  # norms.py:128
-    c[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:128
-    mu[1] = Float64(0.0)  # norms.py:128
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_result12[1] = Float64(0.0)  # norms.py:128
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:129
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:130
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:130
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:130
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:131
-    base[1] = r[1] * n  # norms.py:132
-    s = Float64(0.0)  # norms.py:134
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # norms.py:135
-        k[1] = tk_f1  # norms.py:135
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:136
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:137
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:138
-    end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
-    @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
-    @synchronize()  # reductions.py:23
-    while tk_u[1]  # reductions.py:23
-        local tk_v_add_a7::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_b8::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_ret9::Float64 = zero(Float64)  # reductions.py:24
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
-        end
-        @synchronize()  # reductions.py:26
-        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
-        @synchronize()  # reductions.py:23
-    end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:28
-    @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret6::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_group_reduce_ret2::Float64 = zero(Float64)  # reductions.py:30
-    local q::Float64 = zero(Float64)  # reductions.py:30
-    local d::Float64 = zero(Float64)  # reductions.py:30
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:139
-    q = Float64(0.0)  # norms.py:140
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:141
-        k[1] = tk_f2  # norms.py:141
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:142
-        q = fma(d, d, q)  # norms.py:143
-    end
-    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
-    @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
-    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
-    @synchronize()  # reductions.py:23
-    while tk_u[2]  # reductions.py:23
-        local tk_v_add_a16::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_b17::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_ret18::Float64 = zero(Float64)  # reductions.py:24
-        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
-            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
-            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
-        end
-        @synchronize()  # reductions.py:26
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
-        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
-        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
-        @synchronize()  # reductions.py:23
-    end
-    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:28
-    @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret15::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_group_reduce_ret11::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:30
-    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
-    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:144
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # norms.py:145
-        k[1] = tk_f3  # norms.py:145
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:146
-        if c[1] < n  # norms.py:147
-            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:148
-        end
-    end
-    if lane[1] == Int32(0)  # norms.py:149
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:150
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:151
-    end
-end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_c2d12624)) = 256  # norms.py:128
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_3a25f851)) = 256  # norms.py:161
 
 # Tack kernel `_layer_long`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk__layer_long_789a7f34(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:179
-    tk_gi = @index(Global, Linear)  # norms.py:179
-    tk_li = @index(Local, Linear)  # norms.py:179
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:179
-    tk_v_group_reduce_smem10 = @localmem Float64 (256,)  # norms.py:179
-    tk_u = @localmem Bool (2,)  # norms.py:179
-    r = @private Int32 (1,)  # norms.py:179
-    lane = @private Int32 (1,)  # norms.py:179
-    base = @private Int32 (1,)  # norms.py:179
-    c = @private Int32 (1,)  # norms.py:179
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:179
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:179
-    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:179
-    mu = @private Float64 (1,)  # norms.py:179
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:179
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:179
-    tk_v_group_tree_result12 = @private Float64 (1,)  # norms.py:179
-    local t::Int32 = zero(Int32)  # norms.py:179
-    local s::Float64 = zero(Float64)  # norms.py:179
-    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:179
-    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:179
-    local tk_v_start3::Int64 = zero(Int64)  # norms.py:179
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:179
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:179
-    r[1] = Int32(0)  # norms.py:179
-    lane[1] = Int32(0)  # norms.py:179
-    base[1] = Int32(0)  # norms.py:179
-    c[1] = Int32(0)  # norms.py:179
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:179
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:179
-    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:179
-    mu[1] = Float64(0.0)  # norms.py:179
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:179
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:179
-    tk_v_group_tree_result12[1] = Float64(0.0)  # norms.py:179
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:180
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:181
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:181
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:181
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:182
-    base[1] = r[1] * n  # norms.py:183
-    s = Float64(0.0)  # norms.py:184
-    tk_v_start3 = lane[1] % Int64  # norms.py:185
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:185
-    if UInt32(0) < tk_v_trips1  # norms.py:185
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:185
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:185
-            s = s + x[((base[1] + c[1]) % Int64) + 1]  # norms.py:186
+@kernel function tk__layer_long_23ca56ca(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:213
+    tk_gi = @index(Global, Linear)  # norms.py:213
+    tk_li = @index(Local, Linear)  # norms.py:213
+    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:213
+    tk_v_group_reduce_smem10 = @localmem Float64 (256,)  # norms.py:213
+    tk_u = @localmem Bool (2,)  # norms.py:213
+    r = @private Int32 (1,)  # norms.py:213
+    lane = @private Int32 (1,)  # norms.py:213
+    base = @private Int32 (1,)  # norms.py:213
+    c = @private Int32 (1,)  # norms.py:213
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:213
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:213
+    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:213
+    mu = @private Float64 (1,)  # norms.py:213
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:213
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:213
+    tk_v_group_tree_result12 = @private Float64 (1,)  # norms.py:213
+    local t::Int32 = zero(Int32)  # norms.py:213
+    local s::Float64 = zero(Float64)  # norms.py:213
+    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:213
+    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:213
+    local tk_v_start3::Int64 = zero(Int64)  # norms.py:213
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:213
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:213
+    r[1] = Int32(0)  # norms.py:213
+    lane[1] = Int32(0)  # norms.py:213
+    base[1] = Int32(0)  # norms.py:213
+    c[1] = Int32(0)  # norms.py:213
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:213
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:213
+    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:213
+    mu[1] = Float64(0.0)  # norms.py:213
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:213
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:213
+    tk_v_group_tree_result12[1] = Float64(0.0)  # norms.py:213
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:214
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:215
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:215
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:215
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:216
+    base[1] = r[1] * n  # norms.py:217
+    s = Float64(0.0)  # norms.py:218
+    tk_v_start3 = lane[1] % Int64  # norms.py:219
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:219
+    if UInt32(0) < tk_v_trips1  # norms.py:219
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:219
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:219
+            s = s + x[((base[1] + c[1]) % Int64) + 1]  # norms.py:220
         end
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -2330,15 +1977,15 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_c2d12624)) = 256  # n
     local tk_v_start6::Int64 = zero(Int64)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:187
-    q = Float64(0.0)  # norms.py:188
-    tk_v_start6 = lane[1] % Int64  # norms.py:189
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:189
-    if UInt32(0) < tk_v_trips4  # norms.py:189
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:189
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:189
-            d = x[((base[1] + c[1]) % Int64) + 1] - mu[1]  # norms.py:190
-            q = fma(d, d, q)  # norms.py:191
+    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:221
+    q = Float64(0.0)  # norms.py:222
+    tk_v_start6 = lane[1] % Int64  # norms.py:223
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:223
+    if UInt32(0) < tk_v_trips4  # norms.py:223
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:223
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:223
+            d = x[((base[1] + c[1]) % Int64) + 1] - mu[1]  # norms.py:224
+            q = fma(d, d, q)  # norms.py:225
         end
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -2377,22 +2024,22 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_c2d12624)) = 256  # n
     local tk_v_cse7::Int64 = zero(Int64)  # reductions.py:30
     tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
     tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:192
-    tk_v_start9 = lane[1] % Int64  # norms.py:193
-    tk_v_trips7 = div((max((n % Int64) - tk_v_start9, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:193
-    if UInt32(0) < tk_v_trips7  # norms.py:193
-        for outer tk_v_k8 in UInt32(0):(tk_v_trips7 - UInt32(1))  # norms.py:193
-            c[1] = (tk_v_start9 + ((tk_v_k8 % Int64) * Int64(256))) % Int32  # norms.py:193
-            tk_v_cse7 = (base[1] + c[1]) % Int64  # norms.py:194
-            y[tk_v_cse7 + 1] = fma((x[tk_v_cse7 + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:194
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:226
+    tk_v_start9 = lane[1] % Int64  # norms.py:227
+    tk_v_trips7 = div((max((n % Int64) - tk_v_start9, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:227
+    if UInt32(0) < tk_v_trips7  # norms.py:227
+        for outer tk_v_k8 in UInt32(0):(tk_v_trips7 - UInt32(1))  # norms.py:227
+            c[1] = (tk_v_start9 + ((tk_v_k8 % Int64) * Int64(256))) % Int32  # norms.py:227
+            tk_v_cse7 = (base[1] + c[1]) % Int64  # norms.py:228
+            y[tk_v_cse7 + 1] = fma((x[tk_v_cse7 + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:228
         end
     end
-    if lane[1] == Int32(0)  # norms.py:195
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:196
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:197
+    if lane[1] == Int32(0)  # norms.py:229
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:230
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:231
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_789a7f34)) = 256  # norms.py:179
+TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_23ca56ca)) = 256  # norms.py:213
 
 # Tack kernel `_layer_rows`, specialization (x: f16[?], w: f16[?], b: f16[?], y: f16[?], mean: f16[?], rstd: f16[?], rows: i32, n: i32, eps: f32)
 @kernel function tk__layer_rows_3064047d(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:30
@@ -2553,888 +2200,711 @@ TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_789a7f34)) = 256  # norms.p
 end
 
 # Tack kernel `layer_norm_cached`, specialization (x: f16[?], w: f16[?], b: f16[?], y: f16[?], mean: f16[?], rstd: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_98f7120b(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:128
-    tk_gi = @index(Global, Linear)  # norms.py:128
-    tk_li = @index(Local, Linear)  # norms.py:128
-    vals = @private Float16 (1,)  # norms.py:128
-    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # norms.py:128
-    tk_v_group_reduce_f32_smem10 = @localmem Float32 (256,)  # norms.py:128
-    tk_u = @localmem Bool (2,)  # norms.py:128
-    r = @private Int32 (1,)  # norms.py:128
-    lane = @private Int32 (1,)  # norms.py:128
-    base = @private Int32 (1,)  # norms.py:128
-    k = @private Int32 (1,)  # norms.py:128
-    c = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:128
-    mu = @private Float32 (1,)  # norms.py:128
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:128
-    local t::Int32 = zero(Int32)  # norms.py:128
-    local s::Float32 = zero(Float32)  # norms.py:128
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:128
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:128
-    local tk_f1::Int32 = zero(Int32)  # norms.py:128
-    r[1] = Int32(0)  # norms.py:128
-    lane[1] = Int32(0)  # norms.py:128
-    base[1] = Int32(0)  # norms.py:128
-    k[1] = Int32(0)  # norms.py:128
-    c[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:128
-    mu[1] = 0.0f0  # norms.py:128
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:128
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:129
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:130
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:130
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:130
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:131
-    base[1] = r[1] * n  # norms.py:132
-    s = 0.0f0  # norms.py:134
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:135
-        k[1] = tk_f1  # norms.py:135
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:136
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:137
-        s = s + Float32(vals[(k[1] % Int64) + 1])  # norms.py:138
+@kernel function tk_layer_norm_cached_43bb79da(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:161
+    tk_gi = @index(Global, Linear)  # norms.py:161
+    tk_li = @index(Local, Linear)  # norms.py:161
+    vals = @private Float16 (8,)  # norms.py:161
+    tk_v_group_reduce_f32_smem7 = @localmem Float32 (256,)  # norms.py:161
+    tk_v_group_reduce_f32_smem16 = @localmem Float32 (256,)  # norms.py:161
+    tk_u = @localmem Bool (2,)  # norms.py:161
+    r = @private Int32 (1,)  # norms.py:161
+    lane = @private Int32 (1,)  # norms.py:161
+    base = @private Int32 (1,)  # norms.py:161
+    k = @private Int32 (1,)  # norms.py:161
+    c = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_result9 = @private Float32 (1,)  # norms.py:161
+    mu = @private Float32 (1,)  # norms.py:161
+    tk_v_group_tree_tid20 = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_stride19 = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_result18 = @private Float32 (1,)  # norms.py:161
+    local t::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:161
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:161
+    local s::Float32 = zero(Float32)  # norms.py:161
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:161
+    local tk_f1::Int32 = zero(Int32)  # norms.py:161
+    local tk_f2::Int32 = zero(Int32)  # norms.py:161
+    r[1] = Int32(0)  # norms.py:161
+    lane[1] = Int32(0)  # norms.py:161
+    base[1] = Int32(0)  # norms.py:161
+    k[1] = Int32(0)  # norms.py:161
+    c[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_tid11[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_stride10[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_result9[1] = 0.0f0  # norms.py:161
+    mu[1] = 0.0f0  # norms.py:161
+    tk_v_group_tree_tid20[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_stride19[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_result18[1] = 0.0f0  # norms.py:161
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:162
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:163
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:163
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:163
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:164
+    tk_v_row_start_ret1 = r[1] * n  # softmax.py:84
+    base[1] = tk_v_row_start_ret1  # norms.py:165
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:167
+        k[1] = tk_f1  # norms.py:167
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:168
+        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:169
+        tk_v_take_at3 = base[1] + c[1]  # norms.py:169
+        tk_v_take_left4 = n - c[1]  # norms.py:169
+        tk_v_take_fill5 = 0.0f0  # norms.py:169
+        if tk_v_take_left4 >= Int32(8)  # softmax.py:105
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:106
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # softmax.py:107
+            end
+        else
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:109
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : Float16(0.0)  # softmax.py:110
+            end
+        end
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
+    s = 0.0f0  # norms.py:170
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:171
+        k[1] = tk_f2  # norms.py:171
+        s = s + Float32(vals[(k[1] % Int64) + 1])  # norms.py:172
+    end
+    tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = s  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride10[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride10[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[1]  # reductions.py:23
-        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
-            tk_v_add_a7 = tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b8 = tk_v_group_reduce_f32_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
+        local tk_v_add_a13::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b14::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret15::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid11[1] < tk_v_group_tree_stride10[1]  # reductions.py:24
+            tk_v_add_a13 = tk_v_group_reduce_f32_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b14 = tk_v_group_reduce_f32_smem7[((tk_v_group_tree_tid11[1] + tk_v_group_tree_stride10[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret15 = tk_v_add_a13 + tk_v_add_b14  # combine.py:18
+            tk_v_group_reduce_f32_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = tk_v_add_ret15  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        tk_v_cse3 = rem(tk_v_group_tree_stride10[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride10[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride10[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride10[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_f32_smem1[1]  # reductions.py:28
+    tk_v_group_tree_result9[1] = tk_v_group_reduce_f32_smem7[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_f32_ret2::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_tree_ret12::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret8::Float32 = zero(Float32)  # reductions.py:30
     local q::Float32 = zero(Float32)  # reductions.py:30
     local d::Float32 = zero(Float32)  # reductions.py:30
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
-    tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
-    mu[1] = tk_v_group_reduce_f32_ret2 / Float32(n)  # norms.py:139
-    q = 0.0f0  # norms.py:140
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # norms.py:141
-        k[1] = tk_f2  # norms.py:141
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (Float32(vals[(k[1] % Int64) + 1]) - mu[1]) : 0.0f0  # norms.py:142
-        q = fma(d, d, q)  # norms.py:143
+    local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_cse6::Bool = zero(Bool)  # reductions.py:30
+    local tk_v_cse7::Int32 = zero(Int32)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret8 = tk_v_group_tree_ret12  # reductions.py:46
+    mu[1] = tk_v_group_reduce_f32_ret8 / Float32(n)  # norms.py:173
+    q = 0.0f0  # norms.py:174
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # norms.py:175
+        k[1] = tk_f3  # norms.py:175
+        tk_v_cse5 = rem(k[1], Int32(8))  # norms.py:176
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0))  # norms.py:176
+        tk_v_cse7 = div(k[1], Int32(8))  # norms.py:176
+        d = ((((lane[1] + (ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7) * Int32(256))) * Int32(8)) + ifelse(tk_v_cse6, tk_v_cse5 + Int32(8), tk_v_cse5)) < n) ? (Float32(vals[(k[1] % Int64) + 1]) - mu[1]) : 0.0f0  # norms.py:176
+        q = fma(d, d, q)  # norms.py:177
     end
-    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
+    tk_v_group_tree_tid20[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem16[(tk_v_group_tree_tid20[1] % Int64) + 1] = q  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
-    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride19[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride19[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[2]  # reductions.py:23
-        local tk_v_add_a16::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b17::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret18::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
-            tk_v_add_a16 = tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b17 = tk_v_group_reduce_f32_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
-            tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
+        local tk_v_add_a22::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b23::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret24::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid20[1] < tk_v_group_tree_stride19[1]  # reductions.py:24
+            tk_v_add_a22 = tk_v_group_reduce_f32_smem16[(tk_v_group_tree_tid20[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b23 = tk_v_group_reduce_f32_smem16[((tk_v_group_tree_tid20[1] + tk_v_group_tree_stride19[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret24 = tk_v_add_a22 + tk_v_add_b23  # combine.py:18
+            tk_v_group_reduce_f32_smem16[(tk_v_group_tree_tid20[1] % Int64) + 1] = tk_v_add_ret24  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
-        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
-        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+        local tk_v_cse8::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse9::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse8 = rem(tk_v_group_tree_stride19[1], Int32(2))  # reductions.py:27
+        tk_v_cse9 = div(tk_v_group_tree_stride19[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride19[1] = ifelse((tk_v_cse8 != Int32(0)) & (tk_v_cse8 < Int32(0)), tk_v_cse9 - Int32(1), tk_v_cse9)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride19[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result12[1] = tk_v_group_reduce_f32_smem10[1]  # reductions.py:28
+    tk_v_group_tree_result18[1] = tk_v_group_reduce_f32_smem16[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret15::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_f32_ret11::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_tree_ret21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret17::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
-    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
-    tk_v_group_reduce_f32_ret11 = tk_v_group_tree_ret15  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret11 / Float32(n)) + eps)  # norms.py:144
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # norms.py:145
-        k[1] = tk_f3  # norms.py:145
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:146
-        if c[1] < n  # norms.py:147
-            y[((base[1] + c[1]) % Int64) + 1] = Float16(fma((Float32(vals[(k[1] % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(c[1] % Int64) + 1]), Float32(b[(c[1] % Int64) + 1])))  # norms.py:148
+    local tk_v_finish_at25::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_left26::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_i27::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_v28::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_i29::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_c30::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_ret31::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_layer_out_i32::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_c33::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_ret34::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_put_v35::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_trips1::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k2::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_trips3::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k4::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_f4::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret21 = tk_v_group_tree_result18[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret17 = tk_v_group_tree_ret21  # reductions.py:46
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret17 / Float32(n)) + eps)  # norms.py:178
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(0)  # norms.py:179
+        k[1] = tk_f4  # norms.py:179
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:180
+        tk_v_finish_at25 = base[1] + c[1]  # norms.py:181
+        tk_v_finish_left26 = n - c[1]  # norms.py:181
+        tk_v_finish_i27 = k[1] * Int32(8)  # norms.py:181
+        if tk_v_finish_left26 >= Int32(8)  # norms.py:146
+            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v28 in Int32(0):Int32(7)  # norms.py:147
+                tk_v_layer_out_i29 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:148
+                tk_v_layer_out_c30 = c[1] + tk_v_finish_v28  # norms.py:148
+                tk_v_layer_out_ret31 = fma((Float32(vals[(tk_v_layer_out_i29 % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(tk_v_layer_out_c30 % Int64) + 1]), Float32(b[(tk_v_layer_out_c30 % Int64) + 1]))  # norms.py:132
+                vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = Float16(tk_v_layer_out_ret31)  # norms.py:148
+            end
+        else
+            tk_v_trips1 = UInt32(8)  # norms.py:150
+            if UInt32(0) < tk_v_trips1  # norms.py:150
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:150
+                    tk_v_finish_v28 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:150
+                    if tk_v_finish_v28 < tk_v_finish_left26  # norms.py:151
+                        tk_v_layer_out_i32 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:152
+                        tk_v_layer_out_c33 = c[1] + tk_v_finish_v28  # norms.py:152
+                        tk_v_layer_out_ret34 = fma((Float32(vals[(tk_v_layer_out_i32 % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(tk_v_layer_out_c33 % Int64) + 1]), Float32(b[(tk_v_layer_out_c33 % Int64) + 1]))  # norms.py:132
+                        vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = Float16(tk_v_layer_out_ret34)  # norms.py:152
+                    end
+                end
+            end
+        end
+        if tk_v_finish_left26 >= Int32(8)  # softmax.py:116
+            KernelAbstractions.Extras.@unroll for outer tk_v_put_v35 in Int32(0):Int32(7)  # softmax.py:117
+                y[((tk_v_finish_at25 + tk_v_put_v35) % Int64) + 1] = vals[((tk_v_finish_i27 + tk_v_put_v35) % Int64) + 1]  # softmax.py:118
+            end
+        else
+            tk_v_trips3 = UInt32(8)  # softmax.py:120
+            if UInt32(0) < tk_v_trips3  # softmax.py:120
+                KernelAbstractions.Extras.@unroll for outer tk_v_k4 in UInt32(0):(tk_v_trips3 - UInt32(1))  # softmax.py:120
+                    tk_v_put_v35 = (Int64(7) + ((tk_v_k4 % Int64) * Int64(-1))) % Int32  # softmax.py:120
+                    if tk_v_put_v35 < tk_v_finish_left26  # softmax.py:121
+                        y[((tk_v_finish_at25 + tk_v_put_v35) % Int64) + 1] = vals[((tk_v_finish_i27 + tk_v_put_v35) % Int64) + 1]  # softmax.py:122
+                    end
+                end
+            end
         end
     end
-    if lane[1] == Int32(0)  # norms.py:149
-        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:150
-        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:151
+    if lane[1] == Int32(0)  # norms.py:182
+        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:183
+        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:184
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_98f7120b)) = 256  # norms.py:128
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_43bb79da)) = 256  # norms.py:161
 
 # Tack kernel `layer_norm_cached`, specialization (x: f16[?], w: f16[?], b: f16[?], y: f16[?], mean: f16[?], rstd: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_5aa52dfd(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:128
-    tk_gi = @index(Global, Linear)  # norms.py:128
-    tk_li = @index(Local, Linear)  # norms.py:128
-    vals = @private Float16 (2,)  # norms.py:128
-    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # norms.py:128
-    tk_v_group_reduce_f32_smem10 = @localmem Float32 (256,)  # norms.py:128
-    tk_u = @localmem Bool (2,)  # norms.py:128
-    r = @private Int32 (1,)  # norms.py:128
-    lane = @private Int32 (1,)  # norms.py:128
-    base = @private Int32 (1,)  # norms.py:128
-    k = @private Int32 (1,)  # norms.py:128
-    c = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:128
-    mu = @private Float32 (1,)  # norms.py:128
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:128
-    local t::Int32 = zero(Int32)  # norms.py:128
-    local s::Float32 = zero(Float32)  # norms.py:128
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:128
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:128
-    local tk_f1::Int32 = zero(Int32)  # norms.py:128
-    r[1] = Int32(0)  # norms.py:128
-    lane[1] = Int32(0)  # norms.py:128
-    base[1] = Int32(0)  # norms.py:128
-    k[1] = Int32(0)  # norms.py:128
-    c[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:128
-    mu[1] = 0.0f0  # norms.py:128
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:128
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:129
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:130
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:130
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:130
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:131
-    base[1] = r[1] * n  # norms.py:132
-    s = 0.0f0  # norms.py:134
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:135
-        k[1] = tk_f1  # norms.py:135
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:136
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:137
-        s = s + Float32(vals[(k[1] % Int64) + 1])  # norms.py:138
+@kernel function tk_layer_norm_cached_39fae16d(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:161
+    tk_gi = @index(Global, Linear)  # norms.py:161
+    tk_li = @index(Local, Linear)  # norms.py:161
+    vals = @private Float16 (16,)  # norms.py:161
+    tk_v_group_reduce_f32_smem7 = @localmem Float32 (256,)  # norms.py:161
+    tk_v_group_reduce_f32_smem16 = @localmem Float32 (256,)  # norms.py:161
+    tk_u = @localmem Bool (2,)  # norms.py:161
+    r = @private Int32 (1,)  # norms.py:161
+    lane = @private Int32 (1,)  # norms.py:161
+    base = @private Int32 (1,)  # norms.py:161
+    k = @private Int32 (1,)  # norms.py:161
+    c = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_result9 = @private Float32 (1,)  # norms.py:161
+    mu = @private Float32 (1,)  # norms.py:161
+    tk_v_group_tree_tid20 = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_stride19 = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_result18 = @private Float32 (1,)  # norms.py:161
+    local t::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:161
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:161
+    local s::Float32 = zero(Float32)  # norms.py:161
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:161
+    local tk_f1::Int32 = zero(Int32)  # norms.py:161
+    local tk_f2::Int32 = zero(Int32)  # norms.py:161
+    r[1] = Int32(0)  # norms.py:161
+    lane[1] = Int32(0)  # norms.py:161
+    base[1] = Int32(0)  # norms.py:161
+    k[1] = Int32(0)  # norms.py:161
+    c[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_tid11[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_stride10[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_result9[1] = 0.0f0  # norms.py:161
+    mu[1] = 0.0f0  # norms.py:161
+    tk_v_group_tree_tid20[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_stride19[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_result18[1] = 0.0f0  # norms.py:161
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:162
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:163
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:163
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:163
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:164
+    tk_v_row_start_ret1 = r[1] * n  # softmax.py:84
+    base[1] = tk_v_row_start_ret1  # norms.py:165
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:167
+        k[1] = tk_f1  # norms.py:167
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:168
+        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:169
+        tk_v_take_at3 = base[1] + c[1]  # norms.py:169
+        tk_v_take_left4 = n - c[1]  # norms.py:169
+        tk_v_take_fill5 = 0.0f0  # norms.py:169
+        if tk_v_take_left4 >= Int32(8)  # softmax.py:105
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:106
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # softmax.py:107
+            end
+        else
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:109
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : Float16(0.0)  # softmax.py:110
+            end
+        end
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
+    s = 0.0f0  # norms.py:170
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:171
+        k[1] = tk_f2  # norms.py:171
+        s = s + Float32(vals[(k[1] % Int64) + 1])  # norms.py:172
+    end
+    tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = s  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride10[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride10[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[1]  # reductions.py:23
-        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
-            tk_v_add_a7 = tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b8 = tk_v_group_reduce_f32_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
+        local tk_v_add_a13::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b14::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret15::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid11[1] < tk_v_group_tree_stride10[1]  # reductions.py:24
+            tk_v_add_a13 = tk_v_group_reduce_f32_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b14 = tk_v_group_reduce_f32_smem7[((tk_v_group_tree_tid11[1] + tk_v_group_tree_stride10[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret15 = tk_v_add_a13 + tk_v_add_b14  # combine.py:18
+            tk_v_group_reduce_f32_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = tk_v_add_ret15  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        tk_v_cse3 = rem(tk_v_group_tree_stride10[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride10[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride10[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride10[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_f32_smem1[1]  # reductions.py:28
+    tk_v_group_tree_result9[1] = tk_v_group_reduce_f32_smem7[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_f32_ret2::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_tree_ret12::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret8::Float32 = zero(Float32)  # reductions.py:30
     local q::Float32 = zero(Float32)  # reductions.py:30
     local d::Float32 = zero(Float32)  # reductions.py:30
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
-    tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
-    mu[1] = tk_v_group_reduce_f32_ret2 / Float32(n)  # norms.py:139
-    q = 0.0f0  # norms.py:140
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # norms.py:141
-        k[1] = tk_f2  # norms.py:141
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (Float32(vals[(k[1] % Int64) + 1]) - mu[1]) : 0.0f0  # norms.py:142
-        q = fma(d, d, q)  # norms.py:143
+    local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_cse6::Bool = zero(Bool)  # reductions.py:30
+    local tk_v_cse7::Int32 = zero(Int32)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret8 = tk_v_group_tree_ret12  # reductions.py:46
+    mu[1] = tk_v_group_reduce_f32_ret8 / Float32(n)  # norms.py:173
+    q = 0.0f0  # norms.py:174
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # norms.py:175
+        k[1] = tk_f3  # norms.py:175
+        tk_v_cse5 = rem(k[1], Int32(8))  # norms.py:176
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0))  # norms.py:176
+        tk_v_cse7 = div(k[1], Int32(8))  # norms.py:176
+        d = ((((lane[1] + (ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7) * Int32(256))) * Int32(8)) + ifelse(tk_v_cse6, tk_v_cse5 + Int32(8), tk_v_cse5)) < n) ? (Float32(vals[(k[1] % Int64) + 1]) - mu[1]) : 0.0f0  # norms.py:176
+        q = fma(d, d, q)  # norms.py:177
     end
-    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
+    tk_v_group_tree_tid20[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem16[(tk_v_group_tree_tid20[1] % Int64) + 1] = q  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
-    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride19[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride19[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[2]  # reductions.py:23
-        local tk_v_add_a16::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b17::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret18::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
-            tk_v_add_a16 = tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b17 = tk_v_group_reduce_f32_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
-            tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
+        local tk_v_add_a22::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b23::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret24::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid20[1] < tk_v_group_tree_stride19[1]  # reductions.py:24
+            tk_v_add_a22 = tk_v_group_reduce_f32_smem16[(tk_v_group_tree_tid20[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b23 = tk_v_group_reduce_f32_smem16[((tk_v_group_tree_tid20[1] + tk_v_group_tree_stride19[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret24 = tk_v_add_a22 + tk_v_add_b23  # combine.py:18
+            tk_v_group_reduce_f32_smem16[(tk_v_group_tree_tid20[1] % Int64) + 1] = tk_v_add_ret24  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
-        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
-        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+        local tk_v_cse8::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse9::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse8 = rem(tk_v_group_tree_stride19[1], Int32(2))  # reductions.py:27
+        tk_v_cse9 = div(tk_v_group_tree_stride19[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride19[1] = ifelse((tk_v_cse8 != Int32(0)) & (tk_v_cse8 < Int32(0)), tk_v_cse9 - Int32(1), tk_v_cse9)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride19[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result12[1] = tk_v_group_reduce_f32_smem10[1]  # reductions.py:28
+    tk_v_group_tree_result18[1] = tk_v_group_reduce_f32_smem16[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret15::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_f32_ret11::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_tree_ret21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret17::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
-    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
-    tk_v_group_reduce_f32_ret11 = tk_v_group_tree_ret15  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret11 / Float32(n)) + eps)  # norms.py:144
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # norms.py:145
-        k[1] = tk_f3  # norms.py:145
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:146
-        if c[1] < n  # norms.py:147
-            y[((base[1] + c[1]) % Int64) + 1] = Float16(fma((Float32(vals[(k[1] % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(c[1] % Int64) + 1]), Float32(b[(c[1] % Int64) + 1])))  # norms.py:148
+    local tk_v_finish_at25::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_left26::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_i27::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_v28::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_i29::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_c30::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_ret31::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_layer_out_i32::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_c33::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_ret34::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_put_v35::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_trips1::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k2::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_trips3::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k4::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_f4::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret21 = tk_v_group_tree_result18[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret17 = tk_v_group_tree_ret21  # reductions.py:46
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret17 / Float32(n)) + eps)  # norms.py:178
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(1)  # norms.py:179
+        k[1] = tk_f4  # norms.py:179
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:180
+        tk_v_finish_at25 = base[1] + c[1]  # norms.py:181
+        tk_v_finish_left26 = n - c[1]  # norms.py:181
+        tk_v_finish_i27 = k[1] * Int32(8)  # norms.py:181
+        if tk_v_finish_left26 >= Int32(8)  # norms.py:146
+            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v28 in Int32(0):Int32(7)  # norms.py:147
+                tk_v_layer_out_i29 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:148
+                tk_v_layer_out_c30 = c[1] + tk_v_finish_v28  # norms.py:148
+                tk_v_layer_out_ret31 = fma((Float32(vals[(tk_v_layer_out_i29 % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(tk_v_layer_out_c30 % Int64) + 1]), Float32(b[(tk_v_layer_out_c30 % Int64) + 1]))  # norms.py:132
+                vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = Float16(tk_v_layer_out_ret31)  # norms.py:148
+            end
+        else
+            tk_v_trips1 = UInt32(8)  # norms.py:150
+            if UInt32(0) < tk_v_trips1  # norms.py:150
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:150
+                    tk_v_finish_v28 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:150
+                    if tk_v_finish_v28 < tk_v_finish_left26  # norms.py:151
+                        tk_v_layer_out_i32 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:152
+                        tk_v_layer_out_c33 = c[1] + tk_v_finish_v28  # norms.py:152
+                        tk_v_layer_out_ret34 = fma((Float32(vals[(tk_v_layer_out_i32 % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(tk_v_layer_out_c33 % Int64) + 1]), Float32(b[(tk_v_layer_out_c33 % Int64) + 1]))  # norms.py:132
+                        vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = Float16(tk_v_layer_out_ret34)  # norms.py:152
+                    end
+                end
+            end
+        end
+        if tk_v_finish_left26 >= Int32(8)  # softmax.py:116
+            KernelAbstractions.Extras.@unroll for outer tk_v_put_v35 in Int32(0):Int32(7)  # softmax.py:117
+                y[((tk_v_finish_at25 + tk_v_put_v35) % Int64) + 1] = vals[((tk_v_finish_i27 + tk_v_put_v35) % Int64) + 1]  # softmax.py:118
+            end
+        else
+            tk_v_trips3 = UInt32(8)  # softmax.py:120
+            if UInt32(0) < tk_v_trips3  # softmax.py:120
+                KernelAbstractions.Extras.@unroll for outer tk_v_k4 in UInt32(0):(tk_v_trips3 - UInt32(1))  # softmax.py:120
+                    tk_v_put_v35 = (Int64(7) + ((tk_v_k4 % Int64) * Int64(-1))) % Int32  # softmax.py:120
+                    if tk_v_put_v35 < tk_v_finish_left26  # softmax.py:121
+                        y[((tk_v_finish_at25 + tk_v_put_v35) % Int64) + 1] = vals[((tk_v_finish_i27 + tk_v_put_v35) % Int64) + 1]  # softmax.py:122
+                    end
+                end
+            end
         end
     end
-    if lane[1] == Int32(0)  # norms.py:149
-        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:150
-        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:151
+    if lane[1] == Int32(0)  # norms.py:182
+        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:183
+        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:184
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_5aa52dfd)) = 256  # norms.py:128
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_39fae16d)) = 256  # norms.py:161
 
 # Tack kernel `layer_norm_cached`, specialization (x: f16[?], w: f16[?], b: f16[?], y: f16[?], mean: f16[?], rstd: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_9f777608(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:128
-    tk_gi = @index(Global, Linear)  # norms.py:128
-    tk_li = @index(Local, Linear)  # norms.py:128
-    vals = @private Float16 (4,)  # norms.py:128
-    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # norms.py:128
-    tk_v_group_reduce_f32_smem10 = @localmem Float32 (256,)  # norms.py:128
-    tk_u = @localmem Bool (2,)  # norms.py:128
-    r = @private Int32 (1,)  # norms.py:128
-    lane = @private Int32 (1,)  # norms.py:128
-    base = @private Int32 (1,)  # norms.py:128
-    k = @private Int32 (1,)  # norms.py:128
-    c = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:128
-    mu = @private Float32 (1,)  # norms.py:128
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:128
-    local t::Int32 = zero(Int32)  # norms.py:128
-    local s::Float32 = zero(Float32)  # norms.py:128
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:128
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:128
-    local tk_f1::Int32 = zero(Int32)  # norms.py:128
-    r[1] = Int32(0)  # norms.py:128
-    lane[1] = Int32(0)  # norms.py:128
-    base[1] = Int32(0)  # norms.py:128
-    k[1] = Int32(0)  # norms.py:128
-    c[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:128
-    mu[1] = 0.0f0  # norms.py:128
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:128
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:129
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:130
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:130
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:130
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:131
-    base[1] = r[1] * n  # norms.py:132
-    s = 0.0f0  # norms.py:134
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:135
-        k[1] = tk_f1  # norms.py:135
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:136
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:137
-        s = s + Float32(vals[(k[1] % Int64) + 1])  # norms.py:138
+@kernel function tk_layer_norm_cached_07c89fbe(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:161
+    tk_gi = @index(Global, Linear)  # norms.py:161
+    tk_li = @index(Local, Linear)  # norms.py:161
+    vals = @private Float16 (32,)  # norms.py:161
+    tk_v_group_reduce_f32_smem7 = @localmem Float32 (256,)  # norms.py:161
+    tk_v_group_reduce_f32_smem16 = @localmem Float32 (256,)  # norms.py:161
+    tk_u = @localmem Bool (2,)  # norms.py:161
+    r = @private Int32 (1,)  # norms.py:161
+    lane = @private Int32 (1,)  # norms.py:161
+    base = @private Int32 (1,)  # norms.py:161
+    k = @private Int32 (1,)  # norms.py:161
+    c = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_result9 = @private Float32 (1,)  # norms.py:161
+    mu = @private Float32 (1,)  # norms.py:161
+    tk_v_group_tree_tid20 = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_stride19 = @private Int32 (1,)  # norms.py:161
+    tk_v_group_tree_result18 = @private Float32 (1,)  # norms.py:161
+    local t::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:161
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:161
+    local s::Float32 = zero(Float32)  # norms.py:161
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:161
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:161
+    local tk_f1::Int32 = zero(Int32)  # norms.py:161
+    local tk_f2::Int32 = zero(Int32)  # norms.py:161
+    r[1] = Int32(0)  # norms.py:161
+    lane[1] = Int32(0)  # norms.py:161
+    base[1] = Int32(0)  # norms.py:161
+    k[1] = Int32(0)  # norms.py:161
+    c[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_tid11[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_stride10[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_result9[1] = 0.0f0  # norms.py:161
+    mu[1] = 0.0f0  # norms.py:161
+    tk_v_group_tree_tid20[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_stride19[1] = Int32(0)  # norms.py:161
+    tk_v_group_tree_result18[1] = 0.0f0  # norms.py:161
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:162
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:163
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:163
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:163
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:164
+    tk_v_row_start_ret1 = r[1] * n  # softmax.py:84
+    base[1] = tk_v_row_start_ret1  # norms.py:165
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:167
+        k[1] = tk_f1  # norms.py:167
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:168
+        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:169
+        tk_v_take_at3 = base[1] + c[1]  # norms.py:169
+        tk_v_take_left4 = n - c[1]  # norms.py:169
+        tk_v_take_fill5 = 0.0f0  # norms.py:169
+        if tk_v_take_left4 >= Int32(8)  # softmax.py:105
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:106
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # softmax.py:107
+            end
+        else
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:109
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : Float16(0.0)  # softmax.py:110
+            end
+        end
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
+    s = 0.0f0  # norms.py:170
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:171
+        k[1] = tk_f2  # norms.py:171
+        s = s + Float32(vals[(k[1] % Int64) + 1])  # norms.py:172
+    end
+    tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = s  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride10[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride10[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[1]  # reductions.py:23
-        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
-            tk_v_add_a7 = tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b8 = tk_v_group_reduce_f32_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
+        local tk_v_add_a13::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b14::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret15::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid11[1] < tk_v_group_tree_stride10[1]  # reductions.py:24
+            tk_v_add_a13 = tk_v_group_reduce_f32_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b14 = tk_v_group_reduce_f32_smem7[((tk_v_group_tree_tid11[1] + tk_v_group_tree_stride10[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret15 = tk_v_add_a13 + tk_v_add_b14  # combine.py:18
+            tk_v_group_reduce_f32_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = tk_v_add_ret15  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        tk_v_cse3 = rem(tk_v_group_tree_stride10[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride10[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride10[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride10[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_f32_smem1[1]  # reductions.py:28
+    tk_v_group_tree_result9[1] = tk_v_group_reduce_f32_smem7[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_f32_ret2::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_tree_ret12::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret8::Float32 = zero(Float32)  # reductions.py:30
     local q::Float32 = zero(Float32)  # reductions.py:30
     local d::Float32 = zero(Float32)  # reductions.py:30
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
-    tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
-    mu[1] = tk_v_group_reduce_f32_ret2 / Float32(n)  # norms.py:139
-    q = 0.0f0  # norms.py:140
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # norms.py:141
-        k[1] = tk_f2  # norms.py:141
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (Float32(vals[(k[1] % Int64) + 1]) - mu[1]) : 0.0f0  # norms.py:142
-        q = fma(d, d, q)  # norms.py:143
+    local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_cse6::Bool = zero(Bool)  # reductions.py:30
+    local tk_v_cse7::Int32 = zero(Int32)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret8 = tk_v_group_tree_ret12  # reductions.py:46
+    mu[1] = tk_v_group_reduce_f32_ret8 / Float32(n)  # norms.py:173
+    q = 0.0f0  # norms.py:174
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # norms.py:175
+        k[1] = tk_f3  # norms.py:175
+        tk_v_cse5 = rem(k[1], Int32(8))  # norms.py:176
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0))  # norms.py:176
+        tk_v_cse7 = div(k[1], Int32(8))  # norms.py:176
+        d = ((((lane[1] + (ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7) * Int32(256))) * Int32(8)) + ifelse(tk_v_cse6, tk_v_cse5 + Int32(8), tk_v_cse5)) < n) ? (Float32(vals[(k[1] % Int64) + 1]) - mu[1]) : 0.0f0  # norms.py:176
+        q = fma(d, d, q)  # norms.py:177
     end
-    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
+    tk_v_group_tree_tid20[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem16[(tk_v_group_tree_tid20[1] % Int64) + 1] = q  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
-    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride19[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride19[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[2]  # reductions.py:23
-        local tk_v_add_a16::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b17::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret18::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
-            tk_v_add_a16 = tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b17 = tk_v_group_reduce_f32_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
-            tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
+        local tk_v_add_a22::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b23::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret24::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid20[1] < tk_v_group_tree_stride19[1]  # reductions.py:24
+            tk_v_add_a22 = tk_v_group_reduce_f32_smem16[(tk_v_group_tree_tid20[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b23 = tk_v_group_reduce_f32_smem16[((tk_v_group_tree_tid20[1] + tk_v_group_tree_stride19[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret24 = tk_v_add_a22 + tk_v_add_b23  # combine.py:18
+            tk_v_group_reduce_f32_smem16[(tk_v_group_tree_tid20[1] % Int64) + 1] = tk_v_add_ret24  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
-        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
-        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+        local tk_v_cse8::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse9::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse8 = rem(tk_v_group_tree_stride19[1], Int32(2))  # reductions.py:27
+        tk_v_cse9 = div(tk_v_group_tree_stride19[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride19[1] = ifelse((tk_v_cse8 != Int32(0)) & (tk_v_cse8 < Int32(0)), tk_v_cse9 - Int32(1), tk_v_cse9)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride19[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result12[1] = tk_v_group_reduce_f32_smem10[1]  # reductions.py:28
+    tk_v_group_tree_result18[1] = tk_v_group_reduce_f32_smem16[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret15::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_f32_ret11::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_tree_ret21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret17::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
-    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
-    tk_v_group_reduce_f32_ret11 = tk_v_group_tree_ret15  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret11 / Float32(n)) + eps)  # norms.py:144
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # norms.py:145
-        k[1] = tk_f3  # norms.py:145
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:146
-        if c[1] < n  # norms.py:147
-            y[((base[1] + c[1]) % Int64) + 1] = Float16(fma((Float32(vals[(k[1] % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(c[1] % Int64) + 1]), Float32(b[(c[1] % Int64) + 1])))  # norms.py:148
+    local tk_v_finish_at25::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_left26::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_i27::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_v28::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_i29::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_c30::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_ret31::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_layer_out_i32::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_c33::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_ret34::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_put_v35::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_trips1::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k2::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_trips3::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k4::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_f4::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret21 = tk_v_group_tree_result18[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret17 = tk_v_group_tree_ret21  # reductions.py:46
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret17 / Float32(n)) + eps)  # norms.py:178
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(3)  # norms.py:179
+        k[1] = tk_f4  # norms.py:179
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:180
+        tk_v_finish_at25 = base[1] + c[1]  # norms.py:181
+        tk_v_finish_left26 = n - c[1]  # norms.py:181
+        tk_v_finish_i27 = k[1] * Int32(8)  # norms.py:181
+        if tk_v_finish_left26 >= Int32(8)  # norms.py:146
+            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v28 in Int32(0):Int32(7)  # norms.py:147
+                tk_v_layer_out_i29 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:148
+                tk_v_layer_out_c30 = c[1] + tk_v_finish_v28  # norms.py:148
+                tk_v_layer_out_ret31 = fma((Float32(vals[(tk_v_layer_out_i29 % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(tk_v_layer_out_c30 % Int64) + 1]), Float32(b[(tk_v_layer_out_c30 % Int64) + 1]))  # norms.py:132
+                vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = Float16(tk_v_layer_out_ret31)  # norms.py:148
+            end
+        else
+            tk_v_trips1 = UInt32(8)  # norms.py:150
+            if UInt32(0) < tk_v_trips1  # norms.py:150
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:150
+                    tk_v_finish_v28 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:150
+                    if tk_v_finish_v28 < tk_v_finish_left26  # norms.py:151
+                        tk_v_layer_out_i32 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:152
+                        tk_v_layer_out_c33 = c[1] + tk_v_finish_v28  # norms.py:152
+                        tk_v_layer_out_ret34 = fma((Float32(vals[(tk_v_layer_out_i32 % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(tk_v_layer_out_c33 % Int64) + 1]), Float32(b[(tk_v_layer_out_c33 % Int64) + 1]))  # norms.py:132
+                        vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = Float16(tk_v_layer_out_ret34)  # norms.py:152
+                    end
+                end
+            end
+        end
+        if tk_v_finish_left26 >= Int32(8)  # softmax.py:116
+            KernelAbstractions.Extras.@unroll for outer tk_v_put_v35 in Int32(0):Int32(7)  # softmax.py:117
+                y[((tk_v_finish_at25 + tk_v_put_v35) % Int64) + 1] = vals[((tk_v_finish_i27 + tk_v_put_v35) % Int64) + 1]  # softmax.py:118
+            end
+        else
+            tk_v_trips3 = UInt32(8)  # softmax.py:120
+            if UInt32(0) < tk_v_trips3  # softmax.py:120
+                KernelAbstractions.Extras.@unroll for outer tk_v_k4 in UInt32(0):(tk_v_trips3 - UInt32(1))  # softmax.py:120
+                    tk_v_put_v35 = (Int64(7) + ((tk_v_k4 % Int64) * Int64(-1))) % Int32  # softmax.py:120
+                    if tk_v_put_v35 < tk_v_finish_left26  # softmax.py:121
+                        y[((tk_v_finish_at25 + tk_v_put_v35) % Int64) + 1] = vals[((tk_v_finish_i27 + tk_v_put_v35) % Int64) + 1]  # softmax.py:122
+                    end
+                end
+            end
         end
     end
-    if lane[1] == Int32(0)  # norms.py:149
-        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:150
-        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:151
+    if lane[1] == Int32(0)  # norms.py:182
+        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:183
+        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:184
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_9f777608)) = 256  # norms.py:128
-
-# Tack kernel `layer_norm_cached`, specialization (x: f16[?], w: f16[?], b: f16[?], y: f16[?], mean: f16[?], rstd: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_4d5c23f5(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:128
-    tk_gi = @index(Global, Linear)  # norms.py:128
-    tk_li = @index(Local, Linear)  # norms.py:128
-    vals = @private Float16 (8,)  # norms.py:128
-    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # norms.py:128
-    tk_v_group_reduce_f32_smem10 = @localmem Float32 (256,)  # norms.py:128
-    tk_u = @localmem Bool (2,)  # norms.py:128
-    r = @private Int32 (1,)  # norms.py:128
-    lane = @private Int32 (1,)  # norms.py:128
-    base = @private Int32 (1,)  # norms.py:128
-    k = @private Int32 (1,)  # norms.py:128
-    c = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:128
-    mu = @private Float32 (1,)  # norms.py:128
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:128
-    local t::Int32 = zero(Int32)  # norms.py:128
-    local s::Float32 = zero(Float32)  # norms.py:128
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:128
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:128
-    local tk_f1::Int32 = zero(Int32)  # norms.py:128
-    r[1] = Int32(0)  # norms.py:128
-    lane[1] = Int32(0)  # norms.py:128
-    base[1] = Int32(0)  # norms.py:128
-    k[1] = Int32(0)  # norms.py:128
-    c[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:128
-    mu[1] = 0.0f0  # norms.py:128
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:128
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:129
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:130
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:130
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:130
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:131
-    base[1] = r[1] * n  # norms.py:132
-    s = 0.0f0  # norms.py:134
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # norms.py:135
-        k[1] = tk_f1  # norms.py:135
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:136
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:137
-        s = s + Float32(vals[(k[1] % Int64) + 1])  # norms.py:138
-    end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
-    @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
-    @synchronize()  # reductions.py:23
-    while tk_u[1]  # reductions.py:23
-        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
-            tk_v_add_a7 = tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b8 = tk_v_group_reduce_f32_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
-        end
-        @synchronize()  # reductions.py:26
-        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
-        @synchronize()  # reductions.py:23
-    end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_f32_smem1[1]  # reductions.py:28
-    @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_f32_ret2::Float32 = zero(Float32)  # reductions.py:30
-    local q::Float32 = zero(Float32)  # reductions.py:30
-    local d::Float32 = zero(Float32)  # reductions.py:30
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
-    tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
-    mu[1] = tk_v_group_reduce_f32_ret2 / Float32(n)  # norms.py:139
-    q = 0.0f0  # norms.py:140
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:141
-        k[1] = tk_f2  # norms.py:141
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (Float32(vals[(k[1] % Int64) + 1]) - mu[1]) : 0.0f0  # norms.py:142
-        q = fma(d, d, q)  # norms.py:143
-    end
-    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
-    @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
-    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
-    @synchronize()  # reductions.py:23
-    while tk_u[2]  # reductions.py:23
-        local tk_v_add_a16::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b17::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret18::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
-            tk_v_add_a16 = tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b17 = tk_v_group_reduce_f32_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
-            tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
-        end
-        @synchronize()  # reductions.py:26
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
-        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
-        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
-        @synchronize()  # reductions.py:23
-    end
-    tk_v_group_tree_result12[1] = tk_v_group_reduce_f32_smem10[1]  # reductions.py:28
-    @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret15::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_f32_ret11::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
-    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
-    tk_v_group_reduce_f32_ret11 = tk_v_group_tree_ret15  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret11 / Float32(n)) + eps)  # norms.py:144
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # norms.py:145
-        k[1] = tk_f3  # norms.py:145
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:146
-        if c[1] < n  # norms.py:147
-            y[((base[1] + c[1]) % Int64) + 1] = Float16(fma((Float32(vals[(k[1] % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(c[1] % Int64) + 1]), Float32(b[(c[1] % Int64) + 1])))  # norms.py:148
-        end
-    end
-    if lane[1] == Int32(0)  # norms.py:149
-        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:150
-        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:151
-    end
-end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_4d5c23f5)) = 256  # norms.py:128
-
-# Tack kernel `layer_norm_cached`, specialization (x: f16[?], w: f16[?], b: f16[?], y: f16[?], mean: f16[?], rstd: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_d12225f3(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:128
-    tk_gi = @index(Global, Linear)  # norms.py:128
-    tk_li = @index(Local, Linear)  # norms.py:128
-    vals = @private Float16 (16,)  # norms.py:128
-    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # norms.py:128
-    tk_v_group_reduce_f32_smem10 = @localmem Float32 (256,)  # norms.py:128
-    tk_u = @localmem Bool (2,)  # norms.py:128
-    r = @private Int32 (1,)  # norms.py:128
-    lane = @private Int32 (1,)  # norms.py:128
-    base = @private Int32 (1,)  # norms.py:128
-    k = @private Int32 (1,)  # norms.py:128
-    c = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:128
-    mu = @private Float32 (1,)  # norms.py:128
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:128
-    local t::Int32 = zero(Int32)  # norms.py:128
-    local s::Float32 = zero(Float32)  # norms.py:128
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:128
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:128
-    local tk_f1::Int32 = zero(Int32)  # norms.py:128
-    r[1] = Int32(0)  # norms.py:128
-    lane[1] = Int32(0)  # norms.py:128
-    base[1] = Int32(0)  # norms.py:128
-    k[1] = Int32(0)  # norms.py:128
-    c[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:128
-    mu[1] = 0.0f0  # norms.py:128
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:128
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:129
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:130
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:130
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:130
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:131
-    base[1] = r[1] * n  # norms.py:132
-    s = 0.0f0  # norms.py:134
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # norms.py:135
-        k[1] = tk_f1  # norms.py:135
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:136
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:137
-        s = s + Float32(vals[(k[1] % Int64) + 1])  # norms.py:138
-    end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
-    @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
-    @synchronize()  # reductions.py:23
-    while tk_u[1]  # reductions.py:23
-        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
-            tk_v_add_a7 = tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b8 = tk_v_group_reduce_f32_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
-        end
-        @synchronize()  # reductions.py:26
-        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
-        @synchronize()  # reductions.py:23
-    end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_f32_smem1[1]  # reductions.py:28
-    @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_f32_ret2::Float32 = zero(Float32)  # reductions.py:30
-    local q::Float32 = zero(Float32)  # reductions.py:30
-    local d::Float32 = zero(Float32)  # reductions.py:30
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
-    tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
-    mu[1] = tk_v_group_reduce_f32_ret2 / Float32(n)  # norms.py:139
-    q = 0.0f0  # norms.py:140
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:141
-        k[1] = tk_f2  # norms.py:141
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (Float32(vals[(k[1] % Int64) + 1]) - mu[1]) : 0.0f0  # norms.py:142
-        q = fma(d, d, q)  # norms.py:143
-    end
-    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
-    @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
-    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
-    @synchronize()  # reductions.py:23
-    while tk_u[2]  # reductions.py:23
-        local tk_v_add_a16::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b17::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret18::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
-            tk_v_add_a16 = tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b17 = tk_v_group_reduce_f32_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
-            tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
-        end
-        @synchronize()  # reductions.py:26
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
-        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
-        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
-        @synchronize()  # reductions.py:23
-    end
-    tk_v_group_tree_result12[1] = tk_v_group_reduce_f32_smem10[1]  # reductions.py:28
-    @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret15::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_f32_ret11::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
-    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
-    tk_v_group_reduce_f32_ret11 = tk_v_group_tree_ret15  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret11 / Float32(n)) + eps)  # norms.py:144
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # norms.py:145
-        k[1] = tk_f3  # norms.py:145
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:146
-        if c[1] < n  # norms.py:147
-            y[((base[1] + c[1]) % Int64) + 1] = Float16(fma((Float32(vals[(k[1] % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(c[1] % Int64) + 1]), Float32(b[(c[1] % Int64) + 1])))  # norms.py:148
-        end
-    end
-    if lane[1] == Int32(0)  # norms.py:149
-        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:150
-        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:151
-    end
-end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_d12225f3)) = 256  # norms.py:128
-
-# Tack kernel `layer_norm_cached`, specialization (x: f16[?], w: f16[?], b: f16[?], y: f16[?], mean: f16[?], rstd: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_d249d3a6(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:128
-    tk_gi = @index(Global, Linear)  # norms.py:128
-    tk_li = @index(Local, Linear)  # norms.py:128
-    vals = @private Float16 (32,)  # norms.py:128
-    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # norms.py:128
-    tk_v_group_reduce_f32_smem10 = @localmem Float32 (256,)  # norms.py:128
-    tk_u = @localmem Bool (2,)  # norms.py:128
-    r = @private Int32 (1,)  # norms.py:128
-    lane = @private Int32 (1,)  # norms.py:128
-    base = @private Int32 (1,)  # norms.py:128
-    k = @private Int32 (1,)  # norms.py:128
-    c = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:128
-    mu = @private Float32 (1,)  # norms.py:128
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:128
-    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:128
-    local t::Int32 = zero(Int32)  # norms.py:128
-    local s::Float32 = zero(Float32)  # norms.py:128
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:128
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:128
-    local tk_f1::Int32 = zero(Int32)  # norms.py:128
-    r[1] = Int32(0)  # norms.py:128
-    lane[1] = Int32(0)  # norms.py:128
-    base[1] = Int32(0)  # norms.py:128
-    k[1] = Int32(0)  # norms.py:128
-    c[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:128
-    mu[1] = 0.0f0  # norms.py:128
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:128
-    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:128
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:129
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:130
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:130
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:130
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:131
-    base[1] = r[1] * n  # norms.py:132
-    s = 0.0f0  # norms.py:134
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # norms.py:135
-        k[1] = tk_f1  # norms.py:135
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:136
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:137
-        s = s + Float32(vals[(k[1] % Int64) + 1])  # norms.py:138
-    end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
-    @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
-    @synchronize()  # reductions.py:23
-    while tk_u[1]  # reductions.py:23
-        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
-            tk_v_add_a7 = tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b8 = tk_v_group_reduce_f32_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
-        end
-        @synchronize()  # reductions.py:26
-        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
-        @synchronize()  # reductions.py:23
-    end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_f32_smem1[1]  # reductions.py:28
-    @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_f32_ret2::Float32 = zero(Float32)  # reductions.py:30
-    local q::Float32 = zero(Float32)  # reductions.py:30
-    local d::Float32 = zero(Float32)  # reductions.py:30
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
-    tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
-    mu[1] = tk_v_group_reduce_f32_ret2 / Float32(n)  # norms.py:139
-    q = 0.0f0  # norms.py:140
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:141
-        k[1] = tk_f2  # norms.py:141
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (Float32(vals[(k[1] % Int64) + 1]) - mu[1]) : 0.0f0  # norms.py:142
-        q = fma(d, d, q)  # norms.py:143
-    end
-    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
-    @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
-    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
-    @synchronize()  # reductions.py:23
-    while tk_u[2]  # reductions.py:23
-        local tk_v_add_a16::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b17::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret18::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
-            tk_v_add_a16 = tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b17 = tk_v_group_reduce_f32_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
-            tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
-        end
-        @synchronize()  # reductions.py:26
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
-        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
-        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
-        @synchronize()  # reductions.py:23
-    end
-    tk_v_group_tree_result12[1] = tk_v_group_reduce_f32_smem10[1]  # reductions.py:28
-    @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret15::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_f32_ret11::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
-    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
-    tk_v_group_reduce_f32_ret11 = tk_v_group_tree_ret15  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret11 / Float32(n)) + eps)  # norms.py:144
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # norms.py:145
-        k[1] = tk_f3  # norms.py:145
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:146
-        if c[1] < n  # norms.py:147
-            y[((base[1] + c[1]) % Int64) + 1] = Float16(fma((Float32(vals[(k[1] % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(c[1] % Int64) + 1]), Float32(b[(c[1] % Int64) + 1])))  # norms.py:148
-        end
-    end
-    if lane[1] == Int32(0)  # norms.py:149
-        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:150
-        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:151
-    end
-end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_d249d3a6)) = 256  # norms.py:128
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_07c89fbe)) = 256  # norms.py:161
 
 # Tack kernel `_layer_long`, specialization (x: f16[?], w: f16[?], b: f16[?], y: f16[?], mean: f16[?], rstd: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__layer_long_c4312757(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:179
-    tk_gi = @index(Global, Linear)  # norms.py:179
-    tk_li = @index(Local, Linear)  # norms.py:179
-    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # norms.py:179
-    tk_v_group_reduce_f32_smem10 = @localmem Float32 (256,)  # norms.py:179
-    tk_u = @localmem Bool (2,)  # norms.py:179
-    r = @private Int32 (1,)  # norms.py:179
-    lane = @private Int32 (1,)  # norms.py:179
-    base = @private Int32 (1,)  # norms.py:179
-    c = @private Int32 (1,)  # norms.py:179
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:179
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:179
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:179
-    mu = @private Float32 (1,)  # norms.py:179
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:179
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:179
-    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:179
-    local t::Int32 = zero(Int32)  # norms.py:179
-    local s::Float32 = zero(Float32)  # norms.py:179
-    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:179
-    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:179
-    local tk_v_start3::Int64 = zero(Int64)  # norms.py:179
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:179
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:179
-    r[1] = Int32(0)  # norms.py:179
-    lane[1] = Int32(0)  # norms.py:179
-    base[1] = Int32(0)  # norms.py:179
-    c[1] = Int32(0)  # norms.py:179
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:179
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:179
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:179
-    mu[1] = 0.0f0  # norms.py:179
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:179
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:179
-    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:179
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:180
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:181
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:181
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:181
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:182
-    base[1] = r[1] * n  # norms.py:183
-    s = 0.0f0  # norms.py:184
-    tk_v_start3 = lane[1] % Int64  # norms.py:185
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:185
-    if UInt32(0) < tk_v_trips1  # norms.py:185
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:185
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:185
-            s = s + Float32(x[((base[1] + c[1]) % Int64) + 1])  # norms.py:186
+@kernel function tk__layer_long_ba61d135(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:213
+    tk_gi = @index(Global, Linear)  # norms.py:213
+    tk_li = @index(Local, Linear)  # norms.py:213
+    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # norms.py:213
+    tk_v_group_reduce_f32_smem10 = @localmem Float32 (256,)  # norms.py:213
+    tk_u = @localmem Bool (2,)  # norms.py:213
+    r = @private Int32 (1,)  # norms.py:213
+    lane = @private Int32 (1,)  # norms.py:213
+    base = @private Int32 (1,)  # norms.py:213
+    c = @private Int32 (1,)  # norms.py:213
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:213
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:213
+    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:213
+    mu = @private Float32 (1,)  # norms.py:213
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:213
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:213
+    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:213
+    local t::Int32 = zero(Int32)  # norms.py:213
+    local s::Float32 = zero(Float32)  # norms.py:213
+    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:213
+    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:213
+    local tk_v_start3::Int64 = zero(Int64)  # norms.py:213
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:213
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:213
+    r[1] = Int32(0)  # norms.py:213
+    lane[1] = Int32(0)  # norms.py:213
+    base[1] = Int32(0)  # norms.py:213
+    c[1] = Int32(0)  # norms.py:213
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:213
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:213
+    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:213
+    mu[1] = 0.0f0  # norms.py:213
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:213
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:213
+    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:213
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:214
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:215
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:215
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:215
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:216
+    base[1] = r[1] * n  # norms.py:217
+    s = 0.0f0  # norms.py:218
+    tk_v_start3 = lane[1] % Int64  # norms.py:219
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:219
+    if UInt32(0) < tk_v_trips1  # norms.py:219
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:219
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:219
+            s = s + Float32(x[((base[1] + c[1]) % Int64) + 1])  # norms.py:220
         end
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -3473,15 +2943,15 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_d249d3a6)) = 256  # n
     local tk_v_start6::Int64 = zero(Int64)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
-    mu[1] = tk_v_group_reduce_f32_ret2 / Float32(n)  # norms.py:187
-    q = 0.0f0  # norms.py:188
-    tk_v_start6 = lane[1] % Int64  # norms.py:189
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:189
-    if UInt32(0) < tk_v_trips4  # norms.py:189
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:189
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:189
-            d = Float32(x[((base[1] + c[1]) % Int64) + 1]) - mu[1]  # norms.py:190
-            q = fma(d, d, q)  # norms.py:191
+    mu[1] = tk_v_group_reduce_f32_ret2 / Float32(n)  # norms.py:221
+    q = 0.0f0  # norms.py:222
+    tk_v_start6 = lane[1] % Int64  # norms.py:223
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:223
+    if UInt32(0) < tk_v_trips4  # norms.py:223
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:223
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:223
+            d = Float32(x[((base[1] + c[1]) % Int64) + 1]) - mu[1]  # norms.py:224
+            q = fma(d, d, q)  # norms.py:225
         end
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -3520,50 +2990,41 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_d249d3a6)) = 256  # n
     local tk_v_cse7::Int64 = zero(Int64)  # reductions.py:30
     tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret11 = tk_v_group_tree_ret15  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret11 / Float32(n)) + eps)  # norms.py:192
-    tk_v_start9 = lane[1] % Int64  # norms.py:193
-    tk_v_trips7 = div((max((n % Int64) - tk_v_start9, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:193
-    if UInt32(0) < tk_v_trips7  # norms.py:193
-        for outer tk_v_k8 in UInt32(0):(tk_v_trips7 - UInt32(1))  # norms.py:193
-            c[1] = (tk_v_start9 + ((tk_v_k8 % Int64) * Int64(256))) % Int32  # norms.py:193
-            tk_v_cse7 = (base[1] + c[1]) % Int64  # norms.py:194
-            y[tk_v_cse7 + 1] = Float16(fma((Float32(x[tk_v_cse7 + 1]) - mu[1]) * tk_v_inv, Float32(w[(c[1] % Int64) + 1]), Float32(b[(c[1] % Int64) + 1])))  # norms.py:194
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret11 / Float32(n)) + eps)  # norms.py:226
+    tk_v_start9 = lane[1] % Int64  # norms.py:227
+    tk_v_trips7 = div((max((n % Int64) - tk_v_start9, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:227
+    if UInt32(0) < tk_v_trips7  # norms.py:227
+        for outer tk_v_k8 in UInt32(0):(tk_v_trips7 - UInt32(1))  # norms.py:227
+            c[1] = (tk_v_start9 + ((tk_v_k8 % Int64) * Int64(256))) % Int32  # norms.py:227
+            tk_v_cse7 = (base[1] + c[1]) % Int64  # norms.py:228
+            y[tk_v_cse7 + 1] = Float16(fma((Float32(x[tk_v_cse7 + 1]) - mu[1]) * tk_v_inv, Float32(w[(c[1] % Int64) + 1]), Float32(b[(c[1] % Int64) + 1])))  # norms.py:228
         end
     end
-    if lane[1] == Int32(0)  # norms.py:195
-        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:196
-        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:197
+    if lane[1] == Int32(0)  # norms.py:229
+        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:230
+        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:231
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_c4312757)) = 256  # norms.py:179
+TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_ba61d135)) = 256  # norms.py:213
 
 # layer_norm's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_LAYER_NORM_KERNELS)
     const TK_LAYER_NORM_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
         (:rows, Float32, 0) => tk__layer_rows_fb1119fa,
-        (:cached, Float32, 1) => tk_layer_norm_cached_7c35e4a8,
-        (:cached, Float32, 2) => tk_layer_norm_cached_8175f41e,
-        (:cached, Float32, 4) => tk_layer_norm_cached_5d252db1,
-        (:cached, Float32, 8) => tk_layer_norm_cached_33d57800,
-        (:cached, Float32, 16) => tk_layer_norm_cached_ec4cb021,
-        (:cached, Float32, 32) => tk_layer_norm_cached_5e9b0c00,
-        (:long, Float32, 0) => tk__layer_long_6d694547,
+        (:cached, Float32, 8) => tk_layer_norm_cached_31b28514,
+        (:cached, Float32, 16) => tk_layer_norm_cached_367f4e64,
+        (:cached, Float32, 32) => tk_layer_norm_cached_8b70788f,
+        (:long, Float32, 0) => tk__layer_long_c6b258c2,
         (:rows, Float64, 0) => tk__layer_rows_d20b9d73,
-        (:cached, Float64, 1) => tk_layer_norm_cached_7c7754ad,
-        (:cached, Float64, 2) => tk_layer_norm_cached_9a299b76,
-        (:cached, Float64, 4) => tk_layer_norm_cached_4ca33b41,
-        (:cached, Float64, 8) => tk_layer_norm_cached_105fbbf1,
-        (:cached, Float64, 16) => tk_layer_norm_cached_67d6a302,
-        (:cached, Float64, 32) => tk_layer_norm_cached_c2d12624,
-        (:long, Float64, 0) => tk__layer_long_789a7f34,
+        (:cached, Float64, 8) => tk_layer_norm_cached_134d0f7a,
+        (:cached, Float64, 16) => tk_layer_norm_cached_9004a07d,
+        (:cached, Float64, 32) => tk_layer_norm_cached_3a25f851,
+        (:long, Float64, 0) => tk__layer_long_23ca56ca,
         (:rows, Float16, 0) => tk__layer_rows_3064047d,
-        (:cached, Float16, 1) => tk_layer_norm_cached_98f7120b,
-        (:cached, Float16, 2) => tk_layer_norm_cached_5aa52dfd,
-        (:cached, Float16, 4) => tk_layer_norm_cached_9f777608,
-        (:cached, Float16, 8) => tk_layer_norm_cached_4d5c23f5,
-        (:cached, Float16, 16) => tk_layer_norm_cached_d12225f3,
-        (:cached, Float16, 32) => tk_layer_norm_cached_d249d3a6,
-        (:long, Float16, 0) => tk__layer_long_c4312757,
+        (:cached, Float16, 8) => tk_layer_norm_cached_43bb79da,
+        (:cached, Float16, 16) => tk_layer_norm_cached_39fae16d,
+        (:cached, Float16, 32) => tk_layer_norm_cached_07c89fbe,
+        (:long, Float16, 0) => tk__layer_long_ba61d135,
     )
 end
 
@@ -3588,7 +3049,7 @@ function tk_layer_norm_run!(op::Symbol, y::AbstractArray{T}, mean::AbstractArray
     wv = tk_ops_vector(op, w, T, be, n, 1)
     bv = tk_ops_vector(op, bias, T, be, n, 0)
     rows == 0 && return y
-    rows32, n32 = tk_ops_sizes(op, max(length(x) + 512 * n, TK_OPS_LANES * rows), rows, n)
+    rows32, n32 = tk_ops_sizes(op, max(length(x) + 512 * n + 8 * TK_OPS_LANES, TK_OPS_LANES * rows), rows, n)
     args = (x, wv, bv, y, mean, rstd, rows32, n32, tk_ops_float(T)(eps))
     if !workgroups
         tk_ops_launch!(tk_ops_kernel(TK_LAYER_NORM_KERNELS, op, (:rows, T, 0)), be, rows, args...)

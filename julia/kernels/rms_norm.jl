@@ -80,10 +80,11 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
         return nothing
     end
 
-    """The smallest power of two of elements per lane that holds a row of `n` (TK_OPS_LANES
+    """The smallest power of two of elements per lane, at least 8 (the consecutive elements a
+    lane takes at a time, tack.ops.softmax.STEP), that holds a row of `n` (TK_OPS_LANES
     lanes)."""
     function tk_ops_per_lane(n::Integer)
-        per = 1
+        per = 8
         while per * TK_OPS_LANES < n
             per *= 2
         end
@@ -200,576 +201,540 @@ end
 end
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_2b00f511(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:159
-    tk_gi = @index(Global, Linear)  # norms.py:159
-    tk_li = @index(Local, Linear)  # norms.py:159
-    vals = @private Float32 (1,)  # norms.py:159
-    tk_v_group_reduce_smem3 = @localmem Float32 (256,)  # norms.py:159
-    tk_u = @localmem Bool (1,)  # norms.py:159
-    lane = @private Int32 (1,)  # norms.py:159
-    base = @private Int32 (1,)  # norms.py:159
-    k = @private Int32 (1,)  # norms.py:159
-    c = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:159
-    local t::Int32 = zero(Int32)  # norms.py:159
-    local r::Int32 = zero(Int32)  # norms.py:159
-    local q::Float32 = zero(Float32)  # norms.py:159
-    local tk_v_keep_v1::Float32 = zero(Float32)  # norms.py:159
-    local tk_v_keep_ret2::Float32 = zero(Float32)  # norms.py:159
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:159
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:159
-    local tk_f1::Int32 = zero(Int32)  # norms.py:159
-    lane[1] = Int32(0)  # norms.py:159
-    base[1] = Int32(0)  # norms.py:159
-    k[1] = Int32(0)  # norms.py:159
-    c[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:159
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:160
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:161
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:161
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:161
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:162
-    base[1] = r * n  # norms.py:163
-    q = 0.0f0  # norms.py:165
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:166
-        k[1] = tk_f1  # norms.py:166
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:167
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:168
-        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:169
-        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
-        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:169
+@kernel function tk_rms_norm_cached_fff5e268(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:193
+    tk_gi = @index(Global, Linear)  # norms.py:193
+    tk_li = @index(Local, Linear)  # norms.py:193
+    vals = @private Float32 (8,)  # norms.py:193
+    tk_v_group_reduce_smem9 = @localmem Float32 (256,)  # norms.py:193
+    tk_u = @localmem Bool (1,)  # norms.py:193
+    lane = @private Int32 (1,)  # norms.py:193
+    base = @private Int32 (1,)  # norms.py:193
+    k = @private Int32 (1,)  # norms.py:193
+    c = @private Int32 (1,)  # norms.py:193
+    tk_v_group_tree_tid13 = @private Int32 (1,)  # norms.py:193
+    tk_v_group_tree_stride12 = @private Int32 (1,)  # norms.py:193
+    tk_v_group_tree_result11 = @private Float32 (1,)  # norms.py:193
+    local t::Int32 = zero(Int32)  # norms.py:193
+    local r::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:193
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:193
+    local q::Float32 = zero(Float32)  # norms.py:193
+    local tk_v_keep_v7::Float32 = zero(Float32)  # norms.py:193
+    local tk_v_keep_ret8::Float32 = zero(Float32)  # norms.py:193
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:193
+    local tk_f1::Int32 = zero(Int32)  # norms.py:193
+    local tk_f2::Int32 = zero(Int32)  # norms.py:193
+    lane[1] = Int32(0)  # norms.py:193
+    base[1] = Int32(0)  # norms.py:193
+    k[1] = Int32(0)  # norms.py:193
+    c[1] = Int32(0)  # norms.py:193
+    tk_v_group_tree_tid13[1] = Int32(0)  # norms.py:193
+    tk_v_group_tree_stride12[1] = Int32(0)  # norms.py:193
+    tk_v_group_tree_result11[1] = 0.0f0  # norms.py:193
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:194
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:195
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:195
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:195
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:196
+    tk_v_row_start_ret1 = r * n  # softmax.py:84
+    base[1] = tk_v_row_start_ret1  # norms.py:197
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:199
+        k[1] = tk_f1  # norms.py:199
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:200
+        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:201
+        tk_v_take_at3 = base[1] + c[1]  # norms.py:201
+        tk_v_take_left4 = n - c[1]  # norms.py:201
+        tk_v_take_fill5 = 0.0f0  # norms.py:201
+        if tk_v_take_left4 >= Int32(8)  # softmax.py:105
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:106
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # softmax.py:107
+            end
+        else
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:109
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : 0.0f0  # softmax.py:110
+            end
+        end
     end
-    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
+    q = 0.0f0  # norms.py:202
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:203
+        k[1] = tk_f2  # norms.py:203
+        tk_v_keep_v7 = vals[(k[1] % Int64) + 1]  # norms.py:204
+        tk_v_keep_ret8 = tk_v_keep_v7  # _wide.py:18
+        q = fma(tk_v_keep_ret8, vals[(k[1] % Int64) + 1], q)  # norms.py:204
+    end
+    tk_v_group_tree_tid13[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1] = q  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride12[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride12[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[1]  # reductions.py:23
-        local tk_v_add_a9::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b10::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret11::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
-            tk_v_add_a9 = tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b10 = tk_v_group_reduce_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
-            tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
+        local tk_v_add_a15::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b16::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret17::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid13[1] < tk_v_group_tree_stride12[1]  # reductions.py:24
+            tk_v_add_a15 = tk_v_group_reduce_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b16 = tk_v_group_reduce_smem9[((tk_v_group_tree_tid13[1] + tk_v_group_tree_stride12[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret17 = tk_v_add_a15 + tk_v_add_b16  # combine.py:18
+            tk_v_group_reduce_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1] = tk_v_add_ret17  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+        tk_v_cse3 = rem(tk_v_group_tree_stride12[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride12[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride12[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride12[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result5[1] = tk_v_group_reduce_smem3[1]  # reductions.py:28
+    tk_v_group_tree_result11[1] = tk_v_group_reduce_smem9[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret8::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_ret4::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_tree_ret14::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_ret10::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
-    tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret4 / Float32(n)) + eps)  # norms.py:170
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # norms.py:171
-        k[1] = tk_f2  # norms.py:171
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:172
-        if c[1] < n  # norms.py:173
-            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:174
+    local tk_v_finish_at18::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_left19::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_i20::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_mu21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_finish_v22::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_i23::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_c24::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_ret25::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_rms_out_i26::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_c27::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_ret28::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_put_v29::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_trips1::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k2::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_trips3::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k4::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret14 = tk_v_group_tree_result11[1]  # reductions.py:30
+    tk_v_group_reduce_ret10 = tk_v_group_tree_ret14  # reductions.py:38
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret10 / Float32(n)) + eps)  # norms.py:205
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # norms.py:206
+        k[1] = tk_f3  # norms.py:206
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:207
+        tk_v_finish_at18 = base[1] + c[1]  # norms.py:208
+        tk_v_finish_left19 = n - c[1]  # norms.py:208
+        tk_v_finish_i20 = k[1] * Int32(8)  # norms.py:208
+        tk_v_finish_mu21 = 0.0f0  # norms.py:208
+        if tk_v_finish_left19 >= Int32(8)  # norms.py:146
+            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v22 in Int32(0):Int32(7)  # norms.py:147
+                tk_v_rms_out_i23 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:148
+                tk_v_rms_out_c24 = c[1] + tk_v_finish_v22  # norms.py:148
+                tk_v_rms_out_ret25 = (vals[(tk_v_rms_out_i23 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c24 % Int64) + 1]  # norms.py:137
+                vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = tk_v_rms_out_ret25  # norms.py:148
+            end
+        else
+            tk_v_trips1 = UInt32(8)  # norms.py:150
+            if UInt32(0) < tk_v_trips1  # norms.py:150
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:150
+                    tk_v_finish_v22 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:150
+                    if tk_v_finish_v22 < tk_v_finish_left19  # norms.py:151
+                        tk_v_rms_out_i26 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:152
+                        tk_v_rms_out_c27 = c[1] + tk_v_finish_v22  # norms.py:152
+                        tk_v_rms_out_ret28 = (vals[(tk_v_rms_out_i26 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c27 % Int64) + 1]  # norms.py:137
+                        vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = tk_v_rms_out_ret28  # norms.py:152
+                    end
+                end
+            end
+        end
+        if tk_v_finish_left19 >= Int32(8)  # softmax.py:116
+            KernelAbstractions.Extras.@unroll for outer tk_v_put_v29 in Int32(0):Int32(7)  # softmax.py:117
+                y[((tk_v_finish_at18 + tk_v_put_v29) % Int64) + 1] = vals[((tk_v_finish_i20 + tk_v_put_v29) % Int64) + 1]  # softmax.py:118
+            end
+        else
+            tk_v_trips3 = UInt32(8)  # softmax.py:120
+            if UInt32(0) < tk_v_trips3  # softmax.py:120
+                KernelAbstractions.Extras.@unroll for outer tk_v_k4 in UInt32(0):(tk_v_trips3 - UInt32(1))  # softmax.py:120
+                    tk_v_put_v29 = (Int64(7) + ((tk_v_k4 % Int64) * Int64(-1))) % Int32  # softmax.py:120
+                    if tk_v_put_v29 < tk_v_finish_left19  # softmax.py:121
+                        y[((tk_v_finish_at18 + tk_v_put_v29) % Int64) + 1] = vals[((tk_v_finish_i20 + tk_v_put_v29) % Int64) + 1]  # softmax.py:122
+                    end
+                end
+            end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_2b00f511)) = 256  # norms.py:159
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_fff5e268)) = 256  # norms.py:193
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_43f3a05b(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:159
-    tk_gi = @index(Global, Linear)  # norms.py:159
-    tk_li = @index(Local, Linear)  # norms.py:159
-    vals = @private Float32 (2,)  # norms.py:159
-    tk_v_group_reduce_smem3 = @localmem Float32 (256,)  # norms.py:159
-    tk_u = @localmem Bool (1,)  # norms.py:159
-    lane = @private Int32 (1,)  # norms.py:159
-    base = @private Int32 (1,)  # norms.py:159
-    k = @private Int32 (1,)  # norms.py:159
-    c = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:159
-    local t::Int32 = zero(Int32)  # norms.py:159
-    local r::Int32 = zero(Int32)  # norms.py:159
-    local q::Float32 = zero(Float32)  # norms.py:159
-    local tk_v_keep_v1::Float32 = zero(Float32)  # norms.py:159
-    local tk_v_keep_ret2::Float32 = zero(Float32)  # norms.py:159
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:159
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:159
-    local tk_f1::Int32 = zero(Int32)  # norms.py:159
-    lane[1] = Int32(0)  # norms.py:159
-    base[1] = Int32(0)  # norms.py:159
-    k[1] = Int32(0)  # norms.py:159
-    c[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:159
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:160
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:161
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:161
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:161
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:162
-    base[1] = r * n  # norms.py:163
-    q = 0.0f0  # norms.py:165
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:166
-        k[1] = tk_f1  # norms.py:166
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:167
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:168
-        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:169
-        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
-        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:169
+@kernel function tk_rms_norm_cached_be8a6550(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:193
+    tk_gi = @index(Global, Linear)  # norms.py:193
+    tk_li = @index(Local, Linear)  # norms.py:193
+    vals = @private Float32 (16,)  # norms.py:193
+    tk_v_group_reduce_smem9 = @localmem Float32 (256,)  # norms.py:193
+    tk_u = @localmem Bool (1,)  # norms.py:193
+    lane = @private Int32 (1,)  # norms.py:193
+    base = @private Int32 (1,)  # norms.py:193
+    k = @private Int32 (1,)  # norms.py:193
+    c = @private Int32 (1,)  # norms.py:193
+    tk_v_group_tree_tid13 = @private Int32 (1,)  # norms.py:193
+    tk_v_group_tree_stride12 = @private Int32 (1,)  # norms.py:193
+    tk_v_group_tree_result11 = @private Float32 (1,)  # norms.py:193
+    local t::Int32 = zero(Int32)  # norms.py:193
+    local r::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:193
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:193
+    local q::Float32 = zero(Float32)  # norms.py:193
+    local tk_v_keep_v7::Float32 = zero(Float32)  # norms.py:193
+    local tk_v_keep_ret8::Float32 = zero(Float32)  # norms.py:193
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:193
+    local tk_f1::Int32 = zero(Int32)  # norms.py:193
+    local tk_f2::Int32 = zero(Int32)  # norms.py:193
+    lane[1] = Int32(0)  # norms.py:193
+    base[1] = Int32(0)  # norms.py:193
+    k[1] = Int32(0)  # norms.py:193
+    c[1] = Int32(0)  # norms.py:193
+    tk_v_group_tree_tid13[1] = Int32(0)  # norms.py:193
+    tk_v_group_tree_stride12[1] = Int32(0)  # norms.py:193
+    tk_v_group_tree_result11[1] = 0.0f0  # norms.py:193
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:194
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:195
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:195
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:195
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:196
+    tk_v_row_start_ret1 = r * n  # softmax.py:84
+    base[1] = tk_v_row_start_ret1  # norms.py:197
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:199
+        k[1] = tk_f1  # norms.py:199
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:200
+        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:201
+        tk_v_take_at3 = base[1] + c[1]  # norms.py:201
+        tk_v_take_left4 = n - c[1]  # norms.py:201
+        tk_v_take_fill5 = 0.0f0  # norms.py:201
+        if tk_v_take_left4 >= Int32(8)  # softmax.py:105
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:106
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # softmax.py:107
+            end
+        else
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:109
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : 0.0f0  # softmax.py:110
+            end
+        end
     end
-    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
+    q = 0.0f0  # norms.py:202
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:203
+        k[1] = tk_f2  # norms.py:203
+        tk_v_keep_v7 = vals[(k[1] % Int64) + 1]  # norms.py:204
+        tk_v_keep_ret8 = tk_v_keep_v7  # _wide.py:18
+        q = fma(tk_v_keep_ret8, vals[(k[1] % Int64) + 1], q)  # norms.py:204
+    end
+    tk_v_group_tree_tid13[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1] = q  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride12[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride12[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[1]  # reductions.py:23
-        local tk_v_add_a9::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b10::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret11::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
-            tk_v_add_a9 = tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b10 = tk_v_group_reduce_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
-            tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
+        local tk_v_add_a15::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b16::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret17::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid13[1] < tk_v_group_tree_stride12[1]  # reductions.py:24
+            tk_v_add_a15 = tk_v_group_reduce_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b16 = tk_v_group_reduce_smem9[((tk_v_group_tree_tid13[1] + tk_v_group_tree_stride12[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret17 = tk_v_add_a15 + tk_v_add_b16  # combine.py:18
+            tk_v_group_reduce_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1] = tk_v_add_ret17  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+        tk_v_cse3 = rem(tk_v_group_tree_stride12[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride12[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride12[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride12[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result5[1] = tk_v_group_reduce_smem3[1]  # reductions.py:28
+    tk_v_group_tree_result11[1] = tk_v_group_reduce_smem9[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret8::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_ret4::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_tree_ret14::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_ret10::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
-    tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret4 / Float32(n)) + eps)  # norms.py:170
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # norms.py:171
-        k[1] = tk_f2  # norms.py:171
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:172
-        if c[1] < n  # norms.py:173
-            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:174
+    local tk_v_finish_at18::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_left19::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_i20::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_mu21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_finish_v22::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_i23::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_c24::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_ret25::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_rms_out_i26::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_c27::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_ret28::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_put_v29::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_trips1::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k2::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_trips3::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k4::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret14 = tk_v_group_tree_result11[1]  # reductions.py:30
+    tk_v_group_reduce_ret10 = tk_v_group_tree_ret14  # reductions.py:38
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret10 / Float32(n)) + eps)  # norms.py:205
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # norms.py:206
+        k[1] = tk_f3  # norms.py:206
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:207
+        tk_v_finish_at18 = base[1] + c[1]  # norms.py:208
+        tk_v_finish_left19 = n - c[1]  # norms.py:208
+        tk_v_finish_i20 = k[1] * Int32(8)  # norms.py:208
+        tk_v_finish_mu21 = 0.0f0  # norms.py:208
+        if tk_v_finish_left19 >= Int32(8)  # norms.py:146
+            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v22 in Int32(0):Int32(7)  # norms.py:147
+                tk_v_rms_out_i23 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:148
+                tk_v_rms_out_c24 = c[1] + tk_v_finish_v22  # norms.py:148
+                tk_v_rms_out_ret25 = (vals[(tk_v_rms_out_i23 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c24 % Int64) + 1]  # norms.py:137
+                vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = tk_v_rms_out_ret25  # norms.py:148
+            end
+        else
+            tk_v_trips1 = UInt32(8)  # norms.py:150
+            if UInt32(0) < tk_v_trips1  # norms.py:150
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:150
+                    tk_v_finish_v22 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:150
+                    if tk_v_finish_v22 < tk_v_finish_left19  # norms.py:151
+                        tk_v_rms_out_i26 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:152
+                        tk_v_rms_out_c27 = c[1] + tk_v_finish_v22  # norms.py:152
+                        tk_v_rms_out_ret28 = (vals[(tk_v_rms_out_i26 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c27 % Int64) + 1]  # norms.py:137
+                        vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = tk_v_rms_out_ret28  # norms.py:152
+                    end
+                end
+            end
+        end
+        if tk_v_finish_left19 >= Int32(8)  # softmax.py:116
+            KernelAbstractions.Extras.@unroll for outer tk_v_put_v29 in Int32(0):Int32(7)  # softmax.py:117
+                y[((tk_v_finish_at18 + tk_v_put_v29) % Int64) + 1] = vals[((tk_v_finish_i20 + tk_v_put_v29) % Int64) + 1]  # softmax.py:118
+            end
+        else
+            tk_v_trips3 = UInt32(8)  # softmax.py:120
+            if UInt32(0) < tk_v_trips3  # softmax.py:120
+                KernelAbstractions.Extras.@unroll for outer tk_v_k4 in UInt32(0):(tk_v_trips3 - UInt32(1))  # softmax.py:120
+                    tk_v_put_v29 = (Int64(7) + ((tk_v_k4 % Int64) * Int64(-1))) % Int32  # softmax.py:120
+                    if tk_v_put_v29 < tk_v_finish_left19  # softmax.py:121
+                        y[((tk_v_finish_at18 + tk_v_put_v29) % Int64) + 1] = vals[((tk_v_finish_i20 + tk_v_put_v29) % Int64) + 1]  # softmax.py:122
+                    end
+                end
+            end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_43f3a05b)) = 256  # norms.py:159
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_be8a6550)) = 256  # norms.py:193
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_787950ac(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:159
-    tk_gi = @index(Global, Linear)  # norms.py:159
-    tk_li = @index(Local, Linear)  # norms.py:159
-    vals = @private Float32 (4,)  # norms.py:159
-    tk_v_group_reduce_smem3 = @localmem Float32 (256,)  # norms.py:159
-    tk_u = @localmem Bool (1,)  # norms.py:159
-    lane = @private Int32 (1,)  # norms.py:159
-    base = @private Int32 (1,)  # norms.py:159
-    k = @private Int32 (1,)  # norms.py:159
-    c = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:159
-    local t::Int32 = zero(Int32)  # norms.py:159
-    local r::Int32 = zero(Int32)  # norms.py:159
-    local q::Float32 = zero(Float32)  # norms.py:159
-    local tk_v_keep_v1::Float32 = zero(Float32)  # norms.py:159
-    local tk_v_keep_ret2::Float32 = zero(Float32)  # norms.py:159
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:159
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:159
-    local tk_f1::Int32 = zero(Int32)  # norms.py:159
-    lane[1] = Int32(0)  # norms.py:159
-    base[1] = Int32(0)  # norms.py:159
-    k[1] = Int32(0)  # norms.py:159
-    c[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:159
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:160
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:161
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:161
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:161
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:162
-    base[1] = r * n  # norms.py:163
-    q = 0.0f0  # norms.py:165
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:166
-        k[1] = tk_f1  # norms.py:166
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:167
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:168
-        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:169
-        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
-        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:169
+@kernel function tk_rms_norm_cached_d2c62c8e(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:193
+    tk_gi = @index(Global, Linear)  # norms.py:193
+    tk_li = @index(Local, Linear)  # norms.py:193
+    vals = @private Float32 (32,)  # norms.py:193
+    tk_v_group_reduce_smem9 = @localmem Float32 (256,)  # norms.py:193
+    tk_u = @localmem Bool (1,)  # norms.py:193
+    lane = @private Int32 (1,)  # norms.py:193
+    base = @private Int32 (1,)  # norms.py:193
+    k = @private Int32 (1,)  # norms.py:193
+    c = @private Int32 (1,)  # norms.py:193
+    tk_v_group_tree_tid13 = @private Int32 (1,)  # norms.py:193
+    tk_v_group_tree_stride12 = @private Int32 (1,)  # norms.py:193
+    tk_v_group_tree_result11 = @private Float32 (1,)  # norms.py:193
+    local t::Int32 = zero(Int32)  # norms.py:193
+    local r::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:193
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:193
+    local q::Float32 = zero(Float32)  # norms.py:193
+    local tk_v_keep_v7::Float32 = zero(Float32)  # norms.py:193
+    local tk_v_keep_ret8::Float32 = zero(Float32)  # norms.py:193
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:193
+    local tk_f1::Int32 = zero(Int32)  # norms.py:193
+    local tk_f2::Int32 = zero(Int32)  # norms.py:193
+    lane[1] = Int32(0)  # norms.py:193
+    base[1] = Int32(0)  # norms.py:193
+    k[1] = Int32(0)  # norms.py:193
+    c[1] = Int32(0)  # norms.py:193
+    tk_v_group_tree_tid13[1] = Int32(0)  # norms.py:193
+    tk_v_group_tree_stride12[1] = Int32(0)  # norms.py:193
+    tk_v_group_tree_result11[1] = 0.0f0  # norms.py:193
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:194
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:195
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:195
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:195
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:196
+    tk_v_row_start_ret1 = r * n  # softmax.py:84
+    base[1] = tk_v_row_start_ret1  # norms.py:197
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:199
+        k[1] = tk_f1  # norms.py:199
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:200
+        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:201
+        tk_v_take_at3 = base[1] + c[1]  # norms.py:201
+        tk_v_take_left4 = n - c[1]  # norms.py:201
+        tk_v_take_fill5 = 0.0f0  # norms.py:201
+        if tk_v_take_left4 >= Int32(8)  # softmax.py:105
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:106
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # softmax.py:107
+            end
+        else
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:109
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : 0.0f0  # softmax.py:110
+            end
+        end
     end
-    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
+    q = 0.0f0  # norms.py:202
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:203
+        k[1] = tk_f2  # norms.py:203
+        tk_v_keep_v7 = vals[(k[1] % Int64) + 1]  # norms.py:204
+        tk_v_keep_ret8 = tk_v_keep_v7  # _wide.py:18
+        q = fma(tk_v_keep_ret8, vals[(k[1] % Int64) + 1], q)  # norms.py:204
+    end
+    tk_v_group_tree_tid13[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1] = q  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride12[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride12[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[1]  # reductions.py:23
-        local tk_v_add_a9::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b10::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret11::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
-            tk_v_add_a9 = tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b10 = tk_v_group_reduce_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
-            tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
+        local tk_v_add_a15::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b16::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret17::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid13[1] < tk_v_group_tree_stride12[1]  # reductions.py:24
+            tk_v_add_a15 = tk_v_group_reduce_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b16 = tk_v_group_reduce_smem9[((tk_v_group_tree_tid13[1] + tk_v_group_tree_stride12[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret17 = tk_v_add_a15 + tk_v_add_b16  # combine.py:18
+            tk_v_group_reduce_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1] = tk_v_add_ret17  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+        tk_v_cse3 = rem(tk_v_group_tree_stride12[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride12[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride12[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride12[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result5[1] = tk_v_group_reduce_smem3[1]  # reductions.py:28
+    tk_v_group_tree_result11[1] = tk_v_group_reduce_smem9[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret8::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_ret4::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_tree_ret14::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_ret10::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
-    tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret4 / Float32(n)) + eps)  # norms.py:170
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # norms.py:171
-        k[1] = tk_f2  # norms.py:171
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:172
-        if c[1] < n  # norms.py:173
-            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:174
+    local tk_v_finish_at18::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_left19::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_i20::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_mu21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_finish_v22::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_i23::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_c24::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_ret25::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_rms_out_i26::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_c27::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_ret28::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_put_v29::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_trips1::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k2::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_trips3::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k4::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret14 = tk_v_group_tree_result11[1]  # reductions.py:30
+    tk_v_group_reduce_ret10 = tk_v_group_tree_ret14  # reductions.py:38
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret10 / Float32(n)) + eps)  # norms.py:205
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # norms.py:206
+        k[1] = tk_f3  # norms.py:206
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:207
+        tk_v_finish_at18 = base[1] + c[1]  # norms.py:208
+        tk_v_finish_left19 = n - c[1]  # norms.py:208
+        tk_v_finish_i20 = k[1] * Int32(8)  # norms.py:208
+        tk_v_finish_mu21 = 0.0f0  # norms.py:208
+        if tk_v_finish_left19 >= Int32(8)  # norms.py:146
+            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v22 in Int32(0):Int32(7)  # norms.py:147
+                tk_v_rms_out_i23 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:148
+                tk_v_rms_out_c24 = c[1] + tk_v_finish_v22  # norms.py:148
+                tk_v_rms_out_ret25 = (vals[(tk_v_rms_out_i23 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c24 % Int64) + 1]  # norms.py:137
+                vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = tk_v_rms_out_ret25  # norms.py:148
+            end
+        else
+            tk_v_trips1 = UInt32(8)  # norms.py:150
+            if UInt32(0) < tk_v_trips1  # norms.py:150
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:150
+                    tk_v_finish_v22 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:150
+                    if tk_v_finish_v22 < tk_v_finish_left19  # norms.py:151
+                        tk_v_rms_out_i26 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:152
+                        tk_v_rms_out_c27 = c[1] + tk_v_finish_v22  # norms.py:152
+                        tk_v_rms_out_ret28 = (vals[(tk_v_rms_out_i26 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c27 % Int64) + 1]  # norms.py:137
+                        vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = tk_v_rms_out_ret28  # norms.py:152
+                    end
+                end
+            end
+        end
+        if tk_v_finish_left19 >= Int32(8)  # softmax.py:116
+            KernelAbstractions.Extras.@unroll for outer tk_v_put_v29 in Int32(0):Int32(7)  # softmax.py:117
+                y[((tk_v_finish_at18 + tk_v_put_v29) % Int64) + 1] = vals[((tk_v_finish_i20 + tk_v_put_v29) % Int64) + 1]  # softmax.py:118
+            end
+        else
+            tk_v_trips3 = UInt32(8)  # softmax.py:120
+            if UInt32(0) < tk_v_trips3  # softmax.py:120
+                KernelAbstractions.Extras.@unroll for outer tk_v_k4 in UInt32(0):(tk_v_trips3 - UInt32(1))  # softmax.py:120
+                    tk_v_put_v29 = (Int64(7) + ((tk_v_k4 % Int64) * Int64(-1))) % Int32  # softmax.py:120
+                    if tk_v_put_v29 < tk_v_finish_left19  # softmax.py:121
+                        y[((tk_v_finish_at18 + tk_v_put_v29) % Int64) + 1] = vals[((tk_v_finish_i20 + tk_v_put_v29) % Int64) + 1]  # softmax.py:122
+                    end
+                end
+            end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_787950ac)) = 256  # norms.py:159
-
-# Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_39792999(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:159
-    tk_gi = @index(Global, Linear)  # norms.py:159
-    tk_li = @index(Local, Linear)  # norms.py:159
-    vals = @private Float32 (8,)  # norms.py:159
-    tk_v_group_reduce_smem3 = @localmem Float32 (256,)  # norms.py:159
-    tk_u = @localmem Bool (1,)  # norms.py:159
-    lane = @private Int32 (1,)  # norms.py:159
-    base = @private Int32 (1,)  # norms.py:159
-    k = @private Int32 (1,)  # norms.py:159
-    c = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:159
-    local t::Int32 = zero(Int32)  # norms.py:159
-    local r::Int32 = zero(Int32)  # norms.py:159
-    local q::Float32 = zero(Float32)  # norms.py:159
-    local tk_v_keep_v1::Float32 = zero(Float32)  # norms.py:159
-    local tk_v_keep_ret2::Float32 = zero(Float32)  # norms.py:159
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:159
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:159
-    local tk_f1::Int32 = zero(Int32)  # norms.py:159
-    lane[1] = Int32(0)  # norms.py:159
-    base[1] = Int32(0)  # norms.py:159
-    k[1] = Int32(0)  # norms.py:159
-    c[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:159
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:160
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:161
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:161
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:161
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:162
-    base[1] = r * n  # norms.py:163
-    q = 0.0f0  # norms.py:165
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # norms.py:166
-        k[1] = tk_f1  # norms.py:166
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:167
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:168
-        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:169
-        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
-        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:169
-    end
-    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
-    @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
-    @synchronize()  # reductions.py:23
-    while tk_u[1]  # reductions.py:23
-        local tk_v_add_a9::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b10::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret11::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
-            tk_v_add_a9 = tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b10 = tk_v_group_reduce_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
-            tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
-        end
-        @synchronize()  # reductions.py:26
-        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
-        @synchronize()  # reductions.py:23
-    end
-    tk_v_group_tree_result5[1] = tk_v_group_reduce_smem3[1]  # reductions.py:28
-    @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret8::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_ret4::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
-    tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret4 / Float32(n)) + eps)  # norms.py:170
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:171
-        k[1] = tk_f2  # norms.py:171
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:172
-        if c[1] < n  # norms.py:173
-            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:174
-        end
-    end
-end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_39792999)) = 256  # norms.py:159
-
-# Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_87ef1162(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:159
-    tk_gi = @index(Global, Linear)  # norms.py:159
-    tk_li = @index(Local, Linear)  # norms.py:159
-    vals = @private Float32 (16,)  # norms.py:159
-    tk_v_group_reduce_smem3 = @localmem Float32 (256,)  # norms.py:159
-    tk_u = @localmem Bool (1,)  # norms.py:159
-    lane = @private Int32 (1,)  # norms.py:159
-    base = @private Int32 (1,)  # norms.py:159
-    k = @private Int32 (1,)  # norms.py:159
-    c = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:159
-    local t::Int32 = zero(Int32)  # norms.py:159
-    local r::Int32 = zero(Int32)  # norms.py:159
-    local q::Float32 = zero(Float32)  # norms.py:159
-    local tk_v_keep_v1::Float32 = zero(Float32)  # norms.py:159
-    local tk_v_keep_ret2::Float32 = zero(Float32)  # norms.py:159
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:159
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:159
-    local tk_f1::Int32 = zero(Int32)  # norms.py:159
-    lane[1] = Int32(0)  # norms.py:159
-    base[1] = Int32(0)  # norms.py:159
-    k[1] = Int32(0)  # norms.py:159
-    c[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:159
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:160
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:161
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:161
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:161
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:162
-    base[1] = r * n  # norms.py:163
-    q = 0.0f0  # norms.py:165
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # norms.py:166
-        k[1] = tk_f1  # norms.py:166
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:167
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:168
-        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:169
-        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
-        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:169
-    end
-    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
-    @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
-    @synchronize()  # reductions.py:23
-    while tk_u[1]  # reductions.py:23
-        local tk_v_add_a9::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b10::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret11::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
-            tk_v_add_a9 = tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b10 = tk_v_group_reduce_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
-            tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
-        end
-        @synchronize()  # reductions.py:26
-        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
-        @synchronize()  # reductions.py:23
-    end
-    tk_v_group_tree_result5[1] = tk_v_group_reduce_smem3[1]  # reductions.py:28
-    @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret8::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_ret4::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
-    tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret4 / Float32(n)) + eps)  # norms.py:170
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:171
-        k[1] = tk_f2  # norms.py:171
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:172
-        if c[1] < n  # norms.py:173
-            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:174
-        end
-    end
-end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_87ef1162)) = 256  # norms.py:159
-
-# Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_dcab3188(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:159
-    tk_gi = @index(Global, Linear)  # norms.py:159
-    tk_li = @index(Local, Linear)  # norms.py:159
-    vals = @private Float32 (32,)  # norms.py:159
-    tk_v_group_reduce_smem3 = @localmem Float32 (256,)  # norms.py:159
-    tk_u = @localmem Bool (1,)  # norms.py:159
-    lane = @private Int32 (1,)  # norms.py:159
-    base = @private Int32 (1,)  # norms.py:159
-    k = @private Int32 (1,)  # norms.py:159
-    c = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:159
-    local t::Int32 = zero(Int32)  # norms.py:159
-    local r::Int32 = zero(Int32)  # norms.py:159
-    local q::Float32 = zero(Float32)  # norms.py:159
-    local tk_v_keep_v1::Float32 = zero(Float32)  # norms.py:159
-    local tk_v_keep_ret2::Float32 = zero(Float32)  # norms.py:159
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:159
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:159
-    local tk_f1::Int32 = zero(Int32)  # norms.py:159
-    lane[1] = Int32(0)  # norms.py:159
-    base[1] = Int32(0)  # norms.py:159
-    k[1] = Int32(0)  # norms.py:159
-    c[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:159
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:160
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:161
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:161
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:161
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:162
-    base[1] = r * n  # norms.py:163
-    q = 0.0f0  # norms.py:165
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # norms.py:166
-        k[1] = tk_f1  # norms.py:166
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:167
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:168
-        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:169
-        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
-        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:169
-    end
-    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
-    @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
-    @synchronize()  # reductions.py:23
-    while tk_u[1]  # reductions.py:23
-        local tk_v_add_a9::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b10::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret11::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
-            tk_v_add_a9 = tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b10 = tk_v_group_reduce_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
-            tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
-        end
-        @synchronize()  # reductions.py:26
-        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
-        @synchronize()  # reductions.py:23
-    end
-    tk_v_group_tree_result5[1] = tk_v_group_reduce_smem3[1]  # reductions.py:28
-    @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret8::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_ret4::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
-    tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret4 / Float32(n)) + eps)  # norms.py:170
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:171
-        k[1] = tk_f2  # norms.py:171
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:172
-        if c[1] < n  # norms.py:173
-            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:174
-        end
-    end
-end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_dcab3188)) = 256  # norms.py:159
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_d2c62c8e)) = 256  # norms.py:193
 
 # Tack kernel `_rms_long`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__rms_long_66a3f1f8(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:201
-    tk_gi = @index(Global, Linear)  # norms.py:201
-    tk_li = @index(Local, Linear)  # norms.py:201
-    tk_v_group_reduce_smem3 = @localmem Float32 (256,)  # norms.py:201
-    tk_u = @localmem Bool (1,)  # norms.py:201
-    lane = @private Int32 (1,)  # norms.py:201
-    base = @private Int32 (1,)  # norms.py:201
-    c = @private Int32 (1,)  # norms.py:201
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:201
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:201
-    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:201
-    local t::Int32 = zero(Int32)  # norms.py:201
-    local r::Int32 = zero(Int32)  # norms.py:201
-    local q::Float32 = zero(Float32)  # norms.py:201
-    local tk_v_keep_v1::Float32 = zero(Float32)  # norms.py:201
-    local tk_v_keep_ret2::Float32 = zero(Float32)  # norms.py:201
-    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:201
-    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:201
-    local tk_v_start3::Int64 = zero(Int64)  # norms.py:201
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:201
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:201
-    lane[1] = Int32(0)  # norms.py:201
-    base[1] = Int32(0)  # norms.py:201
-    c[1] = Int32(0)  # norms.py:201
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:201
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:201
-    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:201
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:202
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:203
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:203
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:203
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:204
-    base[1] = r * n  # norms.py:205
-    q = 0.0f0  # norms.py:206
-    tk_v_start3 = lane[1] % Int64  # norms.py:207
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:207
-    if UInt32(0) < tk_v_trips1  # norms.py:207
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:207
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:207
-            tk_v_keep_v1 = x[((base[1] + c[1]) % Int64) + 1]  # norms.py:208
+@kernel function tk__rms_long_057b2104(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:235
+    tk_gi = @index(Global, Linear)  # norms.py:235
+    tk_li = @index(Local, Linear)  # norms.py:235
+    tk_v_group_reduce_smem3 = @localmem Float32 (256,)  # norms.py:235
+    tk_u = @localmem Bool (1,)  # norms.py:235
+    lane = @private Int32 (1,)  # norms.py:235
+    base = @private Int32 (1,)  # norms.py:235
+    c = @private Int32 (1,)  # norms.py:235
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:235
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:235
+    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:235
+    local t::Int32 = zero(Int32)  # norms.py:235
+    local r::Int32 = zero(Int32)  # norms.py:235
+    local q::Float32 = zero(Float32)  # norms.py:235
+    local tk_v_keep_v1::Float32 = zero(Float32)  # norms.py:235
+    local tk_v_keep_ret2::Float32 = zero(Float32)  # norms.py:235
+    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:235
+    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:235
+    local tk_v_start3::Int64 = zero(Int64)  # norms.py:235
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:235
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:235
+    lane[1] = Int32(0)  # norms.py:235
+    base[1] = Int32(0)  # norms.py:235
+    c[1] = Int32(0)  # norms.py:235
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:235
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:235
+    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:235
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:236
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:237
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:237
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:237
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:238
+    base[1] = r * n  # norms.py:239
+    q = 0.0f0  # norms.py:240
+    tk_v_start3 = lane[1] % Int64  # norms.py:241
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:241
+    if UInt32(0) < tk_v_trips1  # norms.py:241
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:241
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:241
+            tk_v_keep_v1 = x[((base[1] + c[1]) % Int64) + 1]  # norms.py:242
             tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
-            q = fma(tk_v_keep_ret2, x[((base[1] + c[1]) % Int64) + 1], q)  # norms.py:208
+            q = fma(tk_v_keep_ret2, x[((base[1] + c[1]) % Int64) + 1], q)  # norms.py:242
         end
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -808,18 +773,18 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_dcab3188)) = 256  # nor
     local tk_v_cse5::Int64 = zero(Int64)  # reductions.py:30
     tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
     tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret4 / Float32(n)) + eps)  # norms.py:209
-    tk_v_start6 = lane[1] % Int64  # norms.py:210
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:210
-    if UInt32(0) < tk_v_trips4  # norms.py:210
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:210
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:210
-            tk_v_cse5 = (base[1] + c[1]) % Int64  # norms.py:211
-            y[tk_v_cse5 + 1] = (x[tk_v_cse5 + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:211
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret4 / Float32(n)) + eps)  # norms.py:243
+    tk_v_start6 = lane[1] % Int64  # norms.py:244
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:244
+    if UInt32(0) < tk_v_trips4  # norms.py:244
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:244
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:244
+            tk_v_cse5 = (base[1] + c[1]) % Int64  # norms.py:245
+            y[tk_v_cse5 + 1] = (x[tk_v_cse5 + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:245
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_66a3f1f8)) = 256  # norms.py:201
+TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_057b2104)) = 256  # norms.py:235
 
 # Tack kernel `_rms_rows`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
 @kernel function tk__rms_rows_f90aae50(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:42
@@ -913,576 +878,540 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_66a3f1f8)) = 256  # norms.py:
 end
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_f0ed392c(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:159
-    tk_gi = @index(Global, Linear)  # norms.py:159
-    tk_li = @index(Local, Linear)  # norms.py:159
-    vals = @private Float64 (1,)  # norms.py:159
-    tk_v_group_reduce_smem3 = @localmem Float64 (256,)  # norms.py:159
-    tk_u = @localmem Bool (1,)  # norms.py:159
-    lane = @private Int32 (1,)  # norms.py:159
-    base = @private Int32 (1,)  # norms.py:159
-    k = @private Int32 (1,)  # norms.py:159
-    c = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_result5 = @private Float64 (1,)  # norms.py:159
-    local t::Int32 = zero(Int32)  # norms.py:159
-    local r::Int32 = zero(Int32)  # norms.py:159
-    local q::Float64 = zero(Float64)  # norms.py:159
-    local tk_v_keep_v1::Float64 = zero(Float64)  # norms.py:159
-    local tk_v_keep_ret2::Float64 = zero(Float64)  # norms.py:159
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:159
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:159
-    local tk_f1::Int32 = zero(Int32)  # norms.py:159
-    lane[1] = Int32(0)  # norms.py:159
-    base[1] = Int32(0)  # norms.py:159
-    k[1] = Int32(0)  # norms.py:159
-    c[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_result5[1] = Float64(0.0)  # norms.py:159
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:160
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:161
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:161
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:161
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:162
-    base[1] = r * n  # norms.py:163
-    q = Float64(0.0)  # norms.py:165
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:166
-        k[1] = tk_f1  # norms.py:166
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:167
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:168
-        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:169
-        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
-        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:169
+@kernel function tk_rms_norm_cached_401bac7c(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:193
+    tk_gi = @index(Global, Linear)  # norms.py:193
+    tk_li = @index(Local, Linear)  # norms.py:193
+    vals = @private Float64 (8,)  # norms.py:193
+    tk_v_group_reduce_smem9 = @localmem Float64 (256,)  # norms.py:193
+    tk_u = @localmem Bool (1,)  # norms.py:193
+    lane = @private Int32 (1,)  # norms.py:193
+    base = @private Int32 (1,)  # norms.py:193
+    k = @private Int32 (1,)  # norms.py:193
+    c = @private Int32 (1,)  # norms.py:193
+    tk_v_group_tree_tid13 = @private Int32 (1,)  # norms.py:193
+    tk_v_group_tree_stride12 = @private Int32 (1,)  # norms.py:193
+    tk_v_group_tree_result11 = @private Float64 (1,)  # norms.py:193
+    local t::Int32 = zero(Int32)  # norms.py:193
+    local r::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:193
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:193
+    local q::Float64 = zero(Float64)  # norms.py:193
+    local tk_v_keep_v7::Float64 = zero(Float64)  # norms.py:193
+    local tk_v_keep_ret8::Float64 = zero(Float64)  # norms.py:193
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:193
+    local tk_f1::Int32 = zero(Int32)  # norms.py:193
+    local tk_f2::Int32 = zero(Int32)  # norms.py:193
+    lane[1] = Int32(0)  # norms.py:193
+    base[1] = Int32(0)  # norms.py:193
+    k[1] = Int32(0)  # norms.py:193
+    c[1] = Int32(0)  # norms.py:193
+    tk_v_group_tree_tid13[1] = Int32(0)  # norms.py:193
+    tk_v_group_tree_stride12[1] = Int32(0)  # norms.py:193
+    tk_v_group_tree_result11[1] = Float64(0.0)  # norms.py:193
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:194
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:195
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:195
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:195
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:196
+    tk_v_row_start_ret1 = r * n  # softmax.py:84
+    base[1] = tk_v_row_start_ret1  # norms.py:197
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:199
+        k[1] = tk_f1  # norms.py:199
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:200
+        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:201
+        tk_v_take_at3 = base[1] + c[1]  # norms.py:201
+        tk_v_take_left4 = n - c[1]  # norms.py:201
+        tk_v_take_fill5 = 0.0f0  # norms.py:201
+        if tk_v_take_left4 >= Int32(8)  # softmax.py:105
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:106
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # softmax.py:107
+            end
+        else
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:109
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : Float64(0.0)  # softmax.py:110
+            end
+        end
     end
-    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
+    q = Float64(0.0)  # norms.py:202
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:203
+        k[1] = tk_f2  # norms.py:203
+        tk_v_keep_v7 = vals[(k[1] % Int64) + 1]  # norms.py:204
+        tk_v_keep_ret8 = tk_v_keep_v7  # _wide.py:18
+        q = fma(tk_v_keep_ret8, vals[(k[1] % Int64) + 1], q)  # norms.py:204
+    end
+    tk_v_group_tree_tid13[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1] = q  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride12[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride12[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[1]  # reductions.py:23
-        local tk_v_add_a9::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_b10::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_ret11::Float64 = zero(Float64)  # reductions.py:24
-        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
-            tk_v_add_a9 = tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b10 = tk_v_group_reduce_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
-            tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
+        local tk_v_add_a15::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_b16::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_ret17::Float64 = zero(Float64)  # reductions.py:24
+        if tk_v_group_tree_tid13[1] < tk_v_group_tree_stride12[1]  # reductions.py:24
+            tk_v_add_a15 = tk_v_group_reduce_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b16 = tk_v_group_reduce_smem9[((tk_v_group_tree_tid13[1] + tk_v_group_tree_stride12[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret17 = tk_v_add_a15 + tk_v_add_b16  # combine.py:18
+            tk_v_group_reduce_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1] = tk_v_add_ret17  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+        tk_v_cse3 = rem(tk_v_group_tree_stride12[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride12[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride12[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride12[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result5[1] = tk_v_group_reduce_smem3[1]  # reductions.py:28
+    tk_v_group_tree_result11[1] = tk_v_group_reduce_smem9[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret8::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_group_reduce_ret4::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_tree_ret14::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_ret10::Float64 = zero(Float64)  # reductions.py:30
     local tk_v_inv::Float64 = zero(Float64)  # reductions.py:30
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
-    tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret4 / Float64(n)) + eps)  # norms.py:170
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # norms.py:171
-        k[1] = tk_f2  # norms.py:171
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:172
-        if c[1] < n  # norms.py:173
-            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:174
+    local tk_v_finish_at18::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_left19::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_i20::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_mu21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_finish_v22::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_i23::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_c24::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_ret25::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_rms_out_i26::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_c27::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_ret28::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_put_v29::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_trips1::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k2::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_trips3::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k4::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret14 = tk_v_group_tree_result11[1]  # reductions.py:30
+    tk_v_group_reduce_ret10 = tk_v_group_tree_ret14  # reductions.py:38
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret10 / Float64(n)) + eps)  # norms.py:205
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # norms.py:206
+        k[1] = tk_f3  # norms.py:206
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:207
+        tk_v_finish_at18 = base[1] + c[1]  # norms.py:208
+        tk_v_finish_left19 = n - c[1]  # norms.py:208
+        tk_v_finish_i20 = k[1] * Int32(8)  # norms.py:208
+        tk_v_finish_mu21 = 0.0f0  # norms.py:208
+        if tk_v_finish_left19 >= Int32(8)  # norms.py:146
+            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v22 in Int32(0):Int32(7)  # norms.py:147
+                tk_v_rms_out_i23 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:148
+                tk_v_rms_out_c24 = c[1] + tk_v_finish_v22  # norms.py:148
+                tk_v_rms_out_ret25 = (vals[(tk_v_rms_out_i23 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c24 % Int64) + 1]  # norms.py:137
+                vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = tk_v_rms_out_ret25  # norms.py:148
+            end
+        else
+            tk_v_trips1 = UInt32(8)  # norms.py:150
+            if UInt32(0) < tk_v_trips1  # norms.py:150
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:150
+                    tk_v_finish_v22 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:150
+                    if tk_v_finish_v22 < tk_v_finish_left19  # norms.py:151
+                        tk_v_rms_out_i26 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:152
+                        tk_v_rms_out_c27 = c[1] + tk_v_finish_v22  # norms.py:152
+                        tk_v_rms_out_ret28 = (vals[(tk_v_rms_out_i26 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c27 % Int64) + 1]  # norms.py:137
+                        vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = tk_v_rms_out_ret28  # norms.py:152
+                    end
+                end
+            end
+        end
+        if tk_v_finish_left19 >= Int32(8)  # softmax.py:116
+            KernelAbstractions.Extras.@unroll for outer tk_v_put_v29 in Int32(0):Int32(7)  # softmax.py:117
+                y[((tk_v_finish_at18 + tk_v_put_v29) % Int64) + 1] = vals[((tk_v_finish_i20 + tk_v_put_v29) % Int64) + 1]  # softmax.py:118
+            end
+        else
+            tk_v_trips3 = UInt32(8)  # softmax.py:120
+            if UInt32(0) < tk_v_trips3  # softmax.py:120
+                KernelAbstractions.Extras.@unroll for outer tk_v_k4 in UInt32(0):(tk_v_trips3 - UInt32(1))  # softmax.py:120
+                    tk_v_put_v29 = (Int64(7) + ((tk_v_k4 % Int64) * Int64(-1))) % Int32  # softmax.py:120
+                    if tk_v_put_v29 < tk_v_finish_left19  # softmax.py:121
+                        y[((tk_v_finish_at18 + tk_v_put_v29) % Int64) + 1] = vals[((tk_v_finish_i20 + tk_v_put_v29) % Int64) + 1]  # softmax.py:122
+                    end
+                end
+            end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_f0ed392c)) = 256  # norms.py:159
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_401bac7c)) = 256  # norms.py:193
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_3691e2fd(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:159
-    tk_gi = @index(Global, Linear)  # norms.py:159
-    tk_li = @index(Local, Linear)  # norms.py:159
-    vals = @private Float64 (2,)  # norms.py:159
-    tk_v_group_reduce_smem3 = @localmem Float64 (256,)  # norms.py:159
-    tk_u = @localmem Bool (1,)  # norms.py:159
-    lane = @private Int32 (1,)  # norms.py:159
-    base = @private Int32 (1,)  # norms.py:159
-    k = @private Int32 (1,)  # norms.py:159
-    c = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_result5 = @private Float64 (1,)  # norms.py:159
-    local t::Int32 = zero(Int32)  # norms.py:159
-    local r::Int32 = zero(Int32)  # norms.py:159
-    local q::Float64 = zero(Float64)  # norms.py:159
-    local tk_v_keep_v1::Float64 = zero(Float64)  # norms.py:159
-    local tk_v_keep_ret2::Float64 = zero(Float64)  # norms.py:159
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:159
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:159
-    local tk_f1::Int32 = zero(Int32)  # norms.py:159
-    lane[1] = Int32(0)  # norms.py:159
-    base[1] = Int32(0)  # norms.py:159
-    k[1] = Int32(0)  # norms.py:159
-    c[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_result5[1] = Float64(0.0)  # norms.py:159
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:160
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:161
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:161
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:161
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:162
-    base[1] = r * n  # norms.py:163
-    q = Float64(0.0)  # norms.py:165
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:166
-        k[1] = tk_f1  # norms.py:166
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:167
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:168
-        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:169
-        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
-        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:169
+@kernel function tk_rms_norm_cached_43bee351(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:193
+    tk_gi = @index(Global, Linear)  # norms.py:193
+    tk_li = @index(Local, Linear)  # norms.py:193
+    vals = @private Float64 (16,)  # norms.py:193
+    tk_v_group_reduce_smem9 = @localmem Float64 (256,)  # norms.py:193
+    tk_u = @localmem Bool (1,)  # norms.py:193
+    lane = @private Int32 (1,)  # norms.py:193
+    base = @private Int32 (1,)  # norms.py:193
+    k = @private Int32 (1,)  # norms.py:193
+    c = @private Int32 (1,)  # norms.py:193
+    tk_v_group_tree_tid13 = @private Int32 (1,)  # norms.py:193
+    tk_v_group_tree_stride12 = @private Int32 (1,)  # norms.py:193
+    tk_v_group_tree_result11 = @private Float64 (1,)  # norms.py:193
+    local t::Int32 = zero(Int32)  # norms.py:193
+    local r::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:193
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:193
+    local q::Float64 = zero(Float64)  # norms.py:193
+    local tk_v_keep_v7::Float64 = zero(Float64)  # norms.py:193
+    local tk_v_keep_ret8::Float64 = zero(Float64)  # norms.py:193
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:193
+    local tk_f1::Int32 = zero(Int32)  # norms.py:193
+    local tk_f2::Int32 = zero(Int32)  # norms.py:193
+    lane[1] = Int32(0)  # norms.py:193
+    base[1] = Int32(0)  # norms.py:193
+    k[1] = Int32(0)  # norms.py:193
+    c[1] = Int32(0)  # norms.py:193
+    tk_v_group_tree_tid13[1] = Int32(0)  # norms.py:193
+    tk_v_group_tree_stride12[1] = Int32(0)  # norms.py:193
+    tk_v_group_tree_result11[1] = Float64(0.0)  # norms.py:193
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:194
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:195
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:195
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:195
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:196
+    tk_v_row_start_ret1 = r * n  # softmax.py:84
+    base[1] = tk_v_row_start_ret1  # norms.py:197
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:199
+        k[1] = tk_f1  # norms.py:199
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:200
+        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:201
+        tk_v_take_at3 = base[1] + c[1]  # norms.py:201
+        tk_v_take_left4 = n - c[1]  # norms.py:201
+        tk_v_take_fill5 = 0.0f0  # norms.py:201
+        if tk_v_take_left4 >= Int32(8)  # softmax.py:105
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:106
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # softmax.py:107
+            end
+        else
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:109
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : Float64(0.0)  # softmax.py:110
+            end
+        end
     end
-    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
+    q = Float64(0.0)  # norms.py:202
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:203
+        k[1] = tk_f2  # norms.py:203
+        tk_v_keep_v7 = vals[(k[1] % Int64) + 1]  # norms.py:204
+        tk_v_keep_ret8 = tk_v_keep_v7  # _wide.py:18
+        q = fma(tk_v_keep_ret8, vals[(k[1] % Int64) + 1], q)  # norms.py:204
+    end
+    tk_v_group_tree_tid13[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1] = q  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride12[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride12[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[1]  # reductions.py:23
-        local tk_v_add_a9::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_b10::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_ret11::Float64 = zero(Float64)  # reductions.py:24
-        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
-            tk_v_add_a9 = tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b10 = tk_v_group_reduce_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
-            tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
+        local tk_v_add_a15::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_b16::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_ret17::Float64 = zero(Float64)  # reductions.py:24
+        if tk_v_group_tree_tid13[1] < tk_v_group_tree_stride12[1]  # reductions.py:24
+            tk_v_add_a15 = tk_v_group_reduce_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b16 = tk_v_group_reduce_smem9[((tk_v_group_tree_tid13[1] + tk_v_group_tree_stride12[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret17 = tk_v_add_a15 + tk_v_add_b16  # combine.py:18
+            tk_v_group_reduce_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1] = tk_v_add_ret17  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+        tk_v_cse3 = rem(tk_v_group_tree_stride12[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride12[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride12[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride12[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result5[1] = tk_v_group_reduce_smem3[1]  # reductions.py:28
+    tk_v_group_tree_result11[1] = tk_v_group_reduce_smem9[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret8::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_group_reduce_ret4::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_tree_ret14::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_ret10::Float64 = zero(Float64)  # reductions.py:30
     local tk_v_inv::Float64 = zero(Float64)  # reductions.py:30
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
-    tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret4 / Float64(n)) + eps)  # norms.py:170
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # norms.py:171
-        k[1] = tk_f2  # norms.py:171
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:172
-        if c[1] < n  # norms.py:173
-            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:174
+    local tk_v_finish_at18::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_left19::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_i20::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_mu21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_finish_v22::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_i23::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_c24::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_ret25::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_rms_out_i26::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_c27::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_ret28::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_put_v29::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_trips1::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k2::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_trips3::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k4::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret14 = tk_v_group_tree_result11[1]  # reductions.py:30
+    tk_v_group_reduce_ret10 = tk_v_group_tree_ret14  # reductions.py:38
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret10 / Float64(n)) + eps)  # norms.py:205
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # norms.py:206
+        k[1] = tk_f3  # norms.py:206
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:207
+        tk_v_finish_at18 = base[1] + c[1]  # norms.py:208
+        tk_v_finish_left19 = n - c[1]  # norms.py:208
+        tk_v_finish_i20 = k[1] * Int32(8)  # norms.py:208
+        tk_v_finish_mu21 = 0.0f0  # norms.py:208
+        if tk_v_finish_left19 >= Int32(8)  # norms.py:146
+            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v22 in Int32(0):Int32(7)  # norms.py:147
+                tk_v_rms_out_i23 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:148
+                tk_v_rms_out_c24 = c[1] + tk_v_finish_v22  # norms.py:148
+                tk_v_rms_out_ret25 = (vals[(tk_v_rms_out_i23 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c24 % Int64) + 1]  # norms.py:137
+                vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = tk_v_rms_out_ret25  # norms.py:148
+            end
+        else
+            tk_v_trips1 = UInt32(8)  # norms.py:150
+            if UInt32(0) < tk_v_trips1  # norms.py:150
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:150
+                    tk_v_finish_v22 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:150
+                    if tk_v_finish_v22 < tk_v_finish_left19  # norms.py:151
+                        tk_v_rms_out_i26 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:152
+                        tk_v_rms_out_c27 = c[1] + tk_v_finish_v22  # norms.py:152
+                        tk_v_rms_out_ret28 = (vals[(tk_v_rms_out_i26 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c27 % Int64) + 1]  # norms.py:137
+                        vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = tk_v_rms_out_ret28  # norms.py:152
+                    end
+                end
+            end
+        end
+        if tk_v_finish_left19 >= Int32(8)  # softmax.py:116
+            KernelAbstractions.Extras.@unroll for outer tk_v_put_v29 in Int32(0):Int32(7)  # softmax.py:117
+                y[((tk_v_finish_at18 + tk_v_put_v29) % Int64) + 1] = vals[((tk_v_finish_i20 + tk_v_put_v29) % Int64) + 1]  # softmax.py:118
+            end
+        else
+            tk_v_trips3 = UInt32(8)  # softmax.py:120
+            if UInt32(0) < tk_v_trips3  # softmax.py:120
+                KernelAbstractions.Extras.@unroll for outer tk_v_k4 in UInt32(0):(tk_v_trips3 - UInt32(1))  # softmax.py:120
+                    tk_v_put_v29 = (Int64(7) + ((tk_v_k4 % Int64) * Int64(-1))) % Int32  # softmax.py:120
+                    if tk_v_put_v29 < tk_v_finish_left19  # softmax.py:121
+                        y[((tk_v_finish_at18 + tk_v_put_v29) % Int64) + 1] = vals[((tk_v_finish_i20 + tk_v_put_v29) % Int64) + 1]  # softmax.py:122
+                    end
+                end
+            end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_3691e2fd)) = 256  # norms.py:159
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_43bee351)) = 256  # norms.py:193
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_7b986cb3(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:159
-    tk_gi = @index(Global, Linear)  # norms.py:159
-    tk_li = @index(Local, Linear)  # norms.py:159
-    vals = @private Float64 (4,)  # norms.py:159
-    tk_v_group_reduce_smem3 = @localmem Float64 (256,)  # norms.py:159
-    tk_u = @localmem Bool (1,)  # norms.py:159
-    lane = @private Int32 (1,)  # norms.py:159
-    base = @private Int32 (1,)  # norms.py:159
-    k = @private Int32 (1,)  # norms.py:159
-    c = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_result5 = @private Float64 (1,)  # norms.py:159
-    local t::Int32 = zero(Int32)  # norms.py:159
-    local r::Int32 = zero(Int32)  # norms.py:159
-    local q::Float64 = zero(Float64)  # norms.py:159
-    local tk_v_keep_v1::Float64 = zero(Float64)  # norms.py:159
-    local tk_v_keep_ret2::Float64 = zero(Float64)  # norms.py:159
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:159
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:159
-    local tk_f1::Int32 = zero(Int32)  # norms.py:159
-    lane[1] = Int32(0)  # norms.py:159
-    base[1] = Int32(0)  # norms.py:159
-    k[1] = Int32(0)  # norms.py:159
-    c[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_result5[1] = Float64(0.0)  # norms.py:159
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:160
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:161
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:161
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:161
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:162
-    base[1] = r * n  # norms.py:163
-    q = Float64(0.0)  # norms.py:165
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:166
-        k[1] = tk_f1  # norms.py:166
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:167
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:168
-        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:169
-        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
-        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:169
+@kernel function tk_rms_norm_cached_9cc8ae40(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:193
+    tk_gi = @index(Global, Linear)  # norms.py:193
+    tk_li = @index(Local, Linear)  # norms.py:193
+    vals = @private Float64 (32,)  # norms.py:193
+    tk_v_group_reduce_smem9 = @localmem Float64 (256,)  # norms.py:193
+    tk_u = @localmem Bool (1,)  # norms.py:193
+    lane = @private Int32 (1,)  # norms.py:193
+    base = @private Int32 (1,)  # norms.py:193
+    k = @private Int32 (1,)  # norms.py:193
+    c = @private Int32 (1,)  # norms.py:193
+    tk_v_group_tree_tid13 = @private Int32 (1,)  # norms.py:193
+    tk_v_group_tree_stride12 = @private Int32 (1,)  # norms.py:193
+    tk_v_group_tree_result11 = @private Float64 (1,)  # norms.py:193
+    local t::Int32 = zero(Int32)  # norms.py:193
+    local r::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:193
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:193
+    local q::Float64 = zero(Float64)  # norms.py:193
+    local tk_v_keep_v7::Float64 = zero(Float64)  # norms.py:193
+    local tk_v_keep_ret8::Float64 = zero(Float64)  # norms.py:193
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:193
+    local tk_f1::Int32 = zero(Int32)  # norms.py:193
+    local tk_f2::Int32 = zero(Int32)  # norms.py:193
+    lane[1] = Int32(0)  # norms.py:193
+    base[1] = Int32(0)  # norms.py:193
+    k[1] = Int32(0)  # norms.py:193
+    c[1] = Int32(0)  # norms.py:193
+    tk_v_group_tree_tid13[1] = Int32(0)  # norms.py:193
+    tk_v_group_tree_stride12[1] = Int32(0)  # norms.py:193
+    tk_v_group_tree_result11[1] = Float64(0.0)  # norms.py:193
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:194
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:195
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:195
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:195
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:196
+    tk_v_row_start_ret1 = r * n  # softmax.py:84
+    base[1] = tk_v_row_start_ret1  # norms.py:197
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:199
+        k[1] = tk_f1  # norms.py:199
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:200
+        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:201
+        tk_v_take_at3 = base[1] + c[1]  # norms.py:201
+        tk_v_take_left4 = n - c[1]  # norms.py:201
+        tk_v_take_fill5 = 0.0f0  # norms.py:201
+        if tk_v_take_left4 >= Int32(8)  # softmax.py:105
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:106
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # softmax.py:107
+            end
+        else
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:109
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : Float64(0.0)  # softmax.py:110
+            end
+        end
     end
-    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
+    q = Float64(0.0)  # norms.py:202
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:203
+        k[1] = tk_f2  # norms.py:203
+        tk_v_keep_v7 = vals[(k[1] % Int64) + 1]  # norms.py:204
+        tk_v_keep_ret8 = tk_v_keep_v7  # _wide.py:18
+        q = fma(tk_v_keep_ret8, vals[(k[1] % Int64) + 1], q)  # norms.py:204
+    end
+    tk_v_group_tree_tid13[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1] = q  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride12[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride12[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[1]  # reductions.py:23
-        local tk_v_add_a9::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_b10::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_ret11::Float64 = zero(Float64)  # reductions.py:24
-        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
-            tk_v_add_a9 = tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b10 = tk_v_group_reduce_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
-            tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
+        local tk_v_add_a15::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_b16::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_ret17::Float64 = zero(Float64)  # reductions.py:24
+        if tk_v_group_tree_tid13[1] < tk_v_group_tree_stride12[1]  # reductions.py:24
+            tk_v_add_a15 = tk_v_group_reduce_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b16 = tk_v_group_reduce_smem9[((tk_v_group_tree_tid13[1] + tk_v_group_tree_stride12[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret17 = tk_v_add_a15 + tk_v_add_b16  # combine.py:18
+            tk_v_group_reduce_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1] = tk_v_add_ret17  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+        tk_v_cse3 = rem(tk_v_group_tree_stride12[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride12[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride12[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride12[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result5[1] = tk_v_group_reduce_smem3[1]  # reductions.py:28
+    tk_v_group_tree_result11[1] = tk_v_group_reduce_smem9[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret8::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_group_reduce_ret4::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_tree_ret14::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_ret10::Float64 = zero(Float64)  # reductions.py:30
     local tk_v_inv::Float64 = zero(Float64)  # reductions.py:30
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
-    tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret4 / Float64(n)) + eps)  # norms.py:170
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # norms.py:171
-        k[1] = tk_f2  # norms.py:171
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:172
-        if c[1] < n  # norms.py:173
-            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:174
+    local tk_v_finish_at18::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_left19::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_i20::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_mu21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_finish_v22::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_i23::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_c24::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_ret25::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_rms_out_i26::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_c27::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_ret28::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_put_v29::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_trips1::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k2::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_trips3::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k4::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret14 = tk_v_group_tree_result11[1]  # reductions.py:30
+    tk_v_group_reduce_ret10 = tk_v_group_tree_ret14  # reductions.py:38
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret10 / Float64(n)) + eps)  # norms.py:205
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # norms.py:206
+        k[1] = tk_f3  # norms.py:206
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:207
+        tk_v_finish_at18 = base[1] + c[1]  # norms.py:208
+        tk_v_finish_left19 = n - c[1]  # norms.py:208
+        tk_v_finish_i20 = k[1] * Int32(8)  # norms.py:208
+        tk_v_finish_mu21 = 0.0f0  # norms.py:208
+        if tk_v_finish_left19 >= Int32(8)  # norms.py:146
+            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v22 in Int32(0):Int32(7)  # norms.py:147
+                tk_v_rms_out_i23 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:148
+                tk_v_rms_out_c24 = c[1] + tk_v_finish_v22  # norms.py:148
+                tk_v_rms_out_ret25 = (vals[(tk_v_rms_out_i23 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c24 % Int64) + 1]  # norms.py:137
+                vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = tk_v_rms_out_ret25  # norms.py:148
+            end
+        else
+            tk_v_trips1 = UInt32(8)  # norms.py:150
+            if UInt32(0) < tk_v_trips1  # norms.py:150
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:150
+                    tk_v_finish_v22 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:150
+                    if tk_v_finish_v22 < tk_v_finish_left19  # norms.py:151
+                        tk_v_rms_out_i26 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:152
+                        tk_v_rms_out_c27 = c[1] + tk_v_finish_v22  # norms.py:152
+                        tk_v_rms_out_ret28 = (vals[(tk_v_rms_out_i26 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c27 % Int64) + 1]  # norms.py:137
+                        vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = tk_v_rms_out_ret28  # norms.py:152
+                    end
+                end
+            end
+        end
+        if tk_v_finish_left19 >= Int32(8)  # softmax.py:116
+            KernelAbstractions.Extras.@unroll for outer tk_v_put_v29 in Int32(0):Int32(7)  # softmax.py:117
+                y[((tk_v_finish_at18 + tk_v_put_v29) % Int64) + 1] = vals[((tk_v_finish_i20 + tk_v_put_v29) % Int64) + 1]  # softmax.py:118
+            end
+        else
+            tk_v_trips3 = UInt32(8)  # softmax.py:120
+            if UInt32(0) < tk_v_trips3  # softmax.py:120
+                KernelAbstractions.Extras.@unroll for outer tk_v_k4 in UInt32(0):(tk_v_trips3 - UInt32(1))  # softmax.py:120
+                    tk_v_put_v29 = (Int64(7) + ((tk_v_k4 % Int64) * Int64(-1))) % Int32  # softmax.py:120
+                    if tk_v_put_v29 < tk_v_finish_left19  # softmax.py:121
+                        y[((tk_v_finish_at18 + tk_v_put_v29) % Int64) + 1] = vals[((tk_v_finish_i20 + tk_v_put_v29) % Int64) + 1]  # softmax.py:122
+                    end
+                end
+            end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_7b986cb3)) = 256  # norms.py:159
-
-# Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_9459ef6a(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:159
-    tk_gi = @index(Global, Linear)  # norms.py:159
-    tk_li = @index(Local, Linear)  # norms.py:159
-    vals = @private Float64 (8,)  # norms.py:159
-    tk_v_group_reduce_smem3 = @localmem Float64 (256,)  # norms.py:159
-    tk_u = @localmem Bool (1,)  # norms.py:159
-    lane = @private Int32 (1,)  # norms.py:159
-    base = @private Int32 (1,)  # norms.py:159
-    k = @private Int32 (1,)  # norms.py:159
-    c = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_result5 = @private Float64 (1,)  # norms.py:159
-    local t::Int32 = zero(Int32)  # norms.py:159
-    local r::Int32 = zero(Int32)  # norms.py:159
-    local q::Float64 = zero(Float64)  # norms.py:159
-    local tk_v_keep_v1::Float64 = zero(Float64)  # norms.py:159
-    local tk_v_keep_ret2::Float64 = zero(Float64)  # norms.py:159
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:159
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:159
-    local tk_f1::Int32 = zero(Int32)  # norms.py:159
-    lane[1] = Int32(0)  # norms.py:159
-    base[1] = Int32(0)  # norms.py:159
-    k[1] = Int32(0)  # norms.py:159
-    c[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_result5[1] = Float64(0.0)  # norms.py:159
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:160
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:161
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:161
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:161
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:162
-    base[1] = r * n  # norms.py:163
-    q = Float64(0.0)  # norms.py:165
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # norms.py:166
-        k[1] = tk_f1  # norms.py:166
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:167
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:168
-        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:169
-        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
-        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:169
-    end
-    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
-    @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
-    @synchronize()  # reductions.py:23
-    while tk_u[1]  # reductions.py:23
-        local tk_v_add_a9::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_b10::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_ret11::Float64 = zero(Float64)  # reductions.py:24
-        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
-            tk_v_add_a9 = tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b10 = tk_v_group_reduce_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
-            tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
-        end
-        @synchronize()  # reductions.py:26
-        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
-        @synchronize()  # reductions.py:23
-    end
-    tk_v_group_tree_result5[1] = tk_v_group_reduce_smem3[1]  # reductions.py:28
-    @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret8::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_group_reduce_ret4::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:30
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
-    tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret4 / Float64(n)) + eps)  # norms.py:170
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:171
-        k[1] = tk_f2  # norms.py:171
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:172
-        if c[1] < n  # norms.py:173
-            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:174
-        end
-    end
-end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_9459ef6a)) = 256  # norms.py:159
-
-# Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_075131de(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:159
-    tk_gi = @index(Global, Linear)  # norms.py:159
-    tk_li = @index(Local, Linear)  # norms.py:159
-    vals = @private Float64 (16,)  # norms.py:159
-    tk_v_group_reduce_smem3 = @localmem Float64 (256,)  # norms.py:159
-    tk_u = @localmem Bool (1,)  # norms.py:159
-    lane = @private Int32 (1,)  # norms.py:159
-    base = @private Int32 (1,)  # norms.py:159
-    k = @private Int32 (1,)  # norms.py:159
-    c = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_result5 = @private Float64 (1,)  # norms.py:159
-    local t::Int32 = zero(Int32)  # norms.py:159
-    local r::Int32 = zero(Int32)  # norms.py:159
-    local q::Float64 = zero(Float64)  # norms.py:159
-    local tk_v_keep_v1::Float64 = zero(Float64)  # norms.py:159
-    local tk_v_keep_ret2::Float64 = zero(Float64)  # norms.py:159
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:159
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:159
-    local tk_f1::Int32 = zero(Int32)  # norms.py:159
-    lane[1] = Int32(0)  # norms.py:159
-    base[1] = Int32(0)  # norms.py:159
-    k[1] = Int32(0)  # norms.py:159
-    c[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_result5[1] = Float64(0.0)  # norms.py:159
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:160
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:161
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:161
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:161
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:162
-    base[1] = r * n  # norms.py:163
-    q = Float64(0.0)  # norms.py:165
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # norms.py:166
-        k[1] = tk_f1  # norms.py:166
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:167
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:168
-        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:169
-        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
-        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:169
-    end
-    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
-    @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
-    @synchronize()  # reductions.py:23
-    while tk_u[1]  # reductions.py:23
-        local tk_v_add_a9::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_b10::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_ret11::Float64 = zero(Float64)  # reductions.py:24
-        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
-            tk_v_add_a9 = tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b10 = tk_v_group_reduce_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
-            tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
-        end
-        @synchronize()  # reductions.py:26
-        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
-        @synchronize()  # reductions.py:23
-    end
-    tk_v_group_tree_result5[1] = tk_v_group_reduce_smem3[1]  # reductions.py:28
-    @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret8::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_group_reduce_ret4::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:30
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
-    tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret4 / Float64(n)) + eps)  # norms.py:170
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:171
-        k[1] = tk_f2  # norms.py:171
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:172
-        if c[1] < n  # norms.py:173
-            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:174
-        end
-    end
-end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_075131de)) = 256  # norms.py:159
-
-# Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_754136d4(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:159
-    tk_gi = @index(Global, Linear)  # norms.py:159
-    tk_li = @index(Local, Linear)  # norms.py:159
-    vals = @private Float64 (32,)  # norms.py:159
-    tk_v_group_reduce_smem3 = @localmem Float64 (256,)  # norms.py:159
-    tk_u = @localmem Bool (1,)  # norms.py:159
-    lane = @private Int32 (1,)  # norms.py:159
-    base = @private Int32 (1,)  # norms.py:159
-    k = @private Int32 (1,)  # norms.py:159
-    c = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_result5 = @private Float64 (1,)  # norms.py:159
-    local t::Int32 = zero(Int32)  # norms.py:159
-    local r::Int32 = zero(Int32)  # norms.py:159
-    local q::Float64 = zero(Float64)  # norms.py:159
-    local tk_v_keep_v1::Float64 = zero(Float64)  # norms.py:159
-    local tk_v_keep_ret2::Float64 = zero(Float64)  # norms.py:159
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:159
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:159
-    local tk_f1::Int32 = zero(Int32)  # norms.py:159
-    lane[1] = Int32(0)  # norms.py:159
-    base[1] = Int32(0)  # norms.py:159
-    k[1] = Int32(0)  # norms.py:159
-    c[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_result5[1] = Float64(0.0)  # norms.py:159
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:160
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:161
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:161
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:161
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:162
-    base[1] = r * n  # norms.py:163
-    q = Float64(0.0)  # norms.py:165
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # norms.py:166
-        k[1] = tk_f1  # norms.py:166
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:167
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:168
-        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:169
-        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
-        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:169
-    end
-    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
-    @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
-    @synchronize()  # reductions.py:23
-    while tk_u[1]  # reductions.py:23
-        local tk_v_add_a9::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_b10::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_ret11::Float64 = zero(Float64)  # reductions.py:24
-        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
-            tk_v_add_a9 = tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b10 = tk_v_group_reduce_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
-            tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
-        end
-        @synchronize()  # reductions.py:26
-        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
-        @synchronize()  # reductions.py:23
-    end
-    tk_v_group_tree_result5[1] = tk_v_group_reduce_smem3[1]  # reductions.py:28
-    @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret8::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_group_reduce_ret4::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:30
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
-    tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret4 / Float64(n)) + eps)  # norms.py:170
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:171
-        k[1] = tk_f2  # norms.py:171
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:172
-        if c[1] < n  # norms.py:173
-            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:174
-        end
-    end
-end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_754136d4)) = 256  # norms.py:159
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_9cc8ae40)) = 256  # norms.py:193
 
 # Tack kernel `_rms_long`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk__rms_long_1210618e(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:201
-    tk_gi = @index(Global, Linear)  # norms.py:201
-    tk_li = @index(Local, Linear)  # norms.py:201
-    tk_v_group_reduce_smem3 = @localmem Float64 (256,)  # norms.py:201
-    tk_u = @localmem Bool (1,)  # norms.py:201
-    lane = @private Int32 (1,)  # norms.py:201
-    base = @private Int32 (1,)  # norms.py:201
-    c = @private Int32 (1,)  # norms.py:201
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:201
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:201
-    tk_v_group_tree_result5 = @private Float64 (1,)  # norms.py:201
-    local t::Int32 = zero(Int32)  # norms.py:201
-    local r::Int32 = zero(Int32)  # norms.py:201
-    local q::Float64 = zero(Float64)  # norms.py:201
-    local tk_v_keep_v1::Float64 = zero(Float64)  # norms.py:201
-    local tk_v_keep_ret2::Float64 = zero(Float64)  # norms.py:201
-    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:201
-    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:201
-    local tk_v_start3::Int64 = zero(Int64)  # norms.py:201
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:201
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:201
-    lane[1] = Int32(0)  # norms.py:201
-    base[1] = Int32(0)  # norms.py:201
-    c[1] = Int32(0)  # norms.py:201
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:201
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:201
-    tk_v_group_tree_result5[1] = Float64(0.0)  # norms.py:201
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:202
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:203
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:203
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:203
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:204
-    base[1] = r * n  # norms.py:205
-    q = Float64(0.0)  # norms.py:206
-    tk_v_start3 = lane[1] % Int64  # norms.py:207
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:207
-    if UInt32(0) < tk_v_trips1  # norms.py:207
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:207
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:207
-            tk_v_keep_v1 = x[((base[1] + c[1]) % Int64) + 1]  # norms.py:208
+@kernel function tk__rms_long_c8946a76(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:235
+    tk_gi = @index(Global, Linear)  # norms.py:235
+    tk_li = @index(Local, Linear)  # norms.py:235
+    tk_v_group_reduce_smem3 = @localmem Float64 (256,)  # norms.py:235
+    tk_u = @localmem Bool (1,)  # norms.py:235
+    lane = @private Int32 (1,)  # norms.py:235
+    base = @private Int32 (1,)  # norms.py:235
+    c = @private Int32 (1,)  # norms.py:235
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:235
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:235
+    tk_v_group_tree_result5 = @private Float64 (1,)  # norms.py:235
+    local t::Int32 = zero(Int32)  # norms.py:235
+    local r::Int32 = zero(Int32)  # norms.py:235
+    local q::Float64 = zero(Float64)  # norms.py:235
+    local tk_v_keep_v1::Float64 = zero(Float64)  # norms.py:235
+    local tk_v_keep_ret2::Float64 = zero(Float64)  # norms.py:235
+    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:235
+    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:235
+    local tk_v_start3::Int64 = zero(Int64)  # norms.py:235
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:235
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:235
+    lane[1] = Int32(0)  # norms.py:235
+    base[1] = Int32(0)  # norms.py:235
+    c[1] = Int32(0)  # norms.py:235
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:235
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:235
+    tk_v_group_tree_result5[1] = Float64(0.0)  # norms.py:235
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:236
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:237
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:237
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:237
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:238
+    base[1] = r * n  # norms.py:239
+    q = Float64(0.0)  # norms.py:240
+    tk_v_start3 = lane[1] % Int64  # norms.py:241
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:241
+    if UInt32(0) < tk_v_trips1  # norms.py:241
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:241
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:241
+            tk_v_keep_v1 = x[((base[1] + c[1]) % Int64) + 1]  # norms.py:242
             tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
-            q = fma(tk_v_keep_ret2, x[((base[1] + c[1]) % Int64) + 1], q)  # norms.py:208
+            q = fma(tk_v_keep_ret2, x[((base[1] + c[1]) % Int64) + 1], q)  # norms.py:242
         end
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -1521,18 +1450,18 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_754136d4)) = 256  # nor
     local tk_v_cse5::Int64 = zero(Int64)  # reductions.py:30
     tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
     tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret4 / Float64(n)) + eps)  # norms.py:209
-    tk_v_start6 = lane[1] % Int64  # norms.py:210
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:210
-    if UInt32(0) < tk_v_trips4  # norms.py:210
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:210
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:210
-            tk_v_cse5 = (base[1] + c[1]) % Int64  # norms.py:211
-            y[tk_v_cse5 + 1] = (x[tk_v_cse5 + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:211
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret4 / Float64(n)) + eps)  # norms.py:243
+    tk_v_start6 = lane[1] % Int64  # norms.py:244
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:244
+    if UInt32(0) < tk_v_trips4  # norms.py:244
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:244
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:244
+            tk_v_cse5 = (base[1] + c[1]) % Int64  # norms.py:245
+            y[tk_v_cse5 + 1] = (x[tk_v_cse5 + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:245
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_1210618e)) = 256  # norms.py:201
+TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_c8946a76)) = 256  # norms.py:235
 
 # Tack kernel `_rms_rows`, specialization (x: f16[?], w: f16[?], y: f16[?], rows: i32, n: i32, eps: f32)
 @kernel function tk__rms_rows_8f5f94f2(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:42
@@ -1626,576 +1555,540 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_1210618e)) = 256  # norms.py:
 end
 
 # Tack kernel `rms_norm_cached`, specialization (x: f16[?], w: f16[?], y: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_4004b44d(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:159
-    tk_gi = @index(Global, Linear)  # norms.py:159
-    tk_li = @index(Local, Linear)  # norms.py:159
-    vals = @private Float16 (1,)  # norms.py:159
-    tk_v_group_reduce_f32_smem3 = @localmem Float32 (256,)  # norms.py:159
-    tk_u = @localmem Bool (1,)  # norms.py:159
-    lane = @private Int32 (1,)  # norms.py:159
-    base = @private Int32 (1,)  # norms.py:159
-    k = @private Int32 (1,)  # norms.py:159
-    c = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:159
-    local t::Int32 = zero(Int32)  # norms.py:159
-    local r::Int32 = zero(Int32)  # norms.py:159
-    local q::Float32 = zero(Float32)  # norms.py:159
-    local tk_v_to_f32_v1::Float16 = zero(Float16)  # norms.py:159
-    local tk_v_to_f32_ret2::Float32 = zero(Float32)  # norms.py:159
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:159
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:159
-    local tk_f1::Int32 = zero(Int32)  # norms.py:159
-    lane[1] = Int32(0)  # norms.py:159
-    base[1] = Int32(0)  # norms.py:159
-    k[1] = Int32(0)  # norms.py:159
-    c[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:159
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:160
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:161
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:161
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:161
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:162
-    base[1] = r * n  # norms.py:163
-    q = 0.0f0  # norms.py:165
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:166
-        k[1] = tk_f1  # norms.py:166
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:167
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:168
-        tk_v_to_f32_v1 = vals[(k[1] % Int64) + 1]  # norms.py:169
-        tk_v_to_f32_ret2 = Float32(tk_v_to_f32_v1)  # _wide.py:23
-        q = fma(tk_v_to_f32_ret2, Float32(vals[(k[1] % Int64) + 1]), q)  # norms.py:169
+@kernel function tk_rms_norm_cached_34d8521f(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:193
+    tk_gi = @index(Global, Linear)  # norms.py:193
+    tk_li = @index(Local, Linear)  # norms.py:193
+    vals = @private Float16 (8,)  # norms.py:193
+    tk_v_group_reduce_f32_smem9 = @localmem Float32 (256,)  # norms.py:193
+    tk_u = @localmem Bool (1,)  # norms.py:193
+    lane = @private Int32 (1,)  # norms.py:193
+    base = @private Int32 (1,)  # norms.py:193
+    k = @private Int32 (1,)  # norms.py:193
+    c = @private Int32 (1,)  # norms.py:193
+    tk_v_group_tree_tid13 = @private Int32 (1,)  # norms.py:193
+    tk_v_group_tree_stride12 = @private Int32 (1,)  # norms.py:193
+    tk_v_group_tree_result11 = @private Float32 (1,)  # norms.py:193
+    local t::Int32 = zero(Int32)  # norms.py:193
+    local r::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:193
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:193
+    local q::Float32 = zero(Float32)  # norms.py:193
+    local tk_v_to_f32_v7::Float16 = zero(Float16)  # norms.py:193
+    local tk_v_to_f32_ret8::Float32 = zero(Float32)  # norms.py:193
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:193
+    local tk_f1::Int32 = zero(Int32)  # norms.py:193
+    local tk_f2::Int32 = zero(Int32)  # norms.py:193
+    lane[1] = Int32(0)  # norms.py:193
+    base[1] = Int32(0)  # norms.py:193
+    k[1] = Int32(0)  # norms.py:193
+    c[1] = Int32(0)  # norms.py:193
+    tk_v_group_tree_tid13[1] = Int32(0)  # norms.py:193
+    tk_v_group_tree_stride12[1] = Int32(0)  # norms.py:193
+    tk_v_group_tree_result11[1] = 0.0f0  # norms.py:193
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:194
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:195
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:195
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:195
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:196
+    tk_v_row_start_ret1 = r * n  # softmax.py:84
+    base[1] = tk_v_row_start_ret1  # norms.py:197
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:199
+        k[1] = tk_f1  # norms.py:199
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:200
+        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:201
+        tk_v_take_at3 = base[1] + c[1]  # norms.py:201
+        tk_v_take_left4 = n - c[1]  # norms.py:201
+        tk_v_take_fill5 = 0.0f0  # norms.py:201
+        if tk_v_take_left4 >= Int32(8)  # softmax.py:105
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:106
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # softmax.py:107
+            end
+        else
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:109
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : Float16(0.0)  # softmax.py:110
+            end
+        end
     end
-    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
+    q = 0.0f0  # norms.py:202
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:203
+        k[1] = tk_f2  # norms.py:203
+        tk_v_to_f32_v7 = vals[(k[1] % Int64) + 1]  # norms.py:204
+        tk_v_to_f32_ret8 = Float32(tk_v_to_f32_v7)  # _wide.py:23
+        q = fma(tk_v_to_f32_ret8, Float32(vals[(k[1] % Int64) + 1]), q)  # norms.py:204
+    end
+    tk_v_group_tree_tid13[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1] = q  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride12[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride12[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[1]  # reductions.py:23
-        local tk_v_add_a9::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b10::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret11::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
-            tk_v_add_a9 = tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b10 = tk_v_group_reduce_f32_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
-            tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
+        local tk_v_add_a15::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b16::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret17::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid13[1] < tk_v_group_tree_stride12[1]  # reductions.py:24
+            tk_v_add_a15 = tk_v_group_reduce_f32_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b16 = tk_v_group_reduce_f32_smem9[((tk_v_group_tree_tid13[1] + tk_v_group_tree_stride12[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret17 = tk_v_add_a15 + tk_v_add_b16  # combine.py:18
+            tk_v_group_reduce_f32_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1] = tk_v_add_ret17  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+        tk_v_cse3 = rem(tk_v_group_tree_stride12[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride12[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride12[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride12[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result5[1] = tk_v_group_reduce_f32_smem3[1]  # reductions.py:28
+    tk_v_group_tree_result11[1] = tk_v_group_reduce_f32_smem9[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret8::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_f32_ret4::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_tree_ret14::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret10::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
-    tk_v_group_reduce_f32_ret4 = tk_v_group_tree_ret8  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret4 / Float32(n)) + eps)  # norms.py:170
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # norms.py:171
-        k[1] = tk_f2  # norms.py:171
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:172
-        if c[1] < n  # norms.py:173
-            y[((base[1] + c[1]) % Int64) + 1] = Float16((Float32(vals[(k[1] % Int64) + 1]) * tk_v_inv) * Float32(w[(c[1] % Int64) + 1]))  # norms.py:174
+    local tk_v_finish_at18::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_left19::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_i20::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_mu21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_finish_v22::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_i23::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_c24::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_ret25::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_rms_out_i26::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_c27::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_ret28::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_put_v29::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_trips1::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k2::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_trips3::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k4::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret14 = tk_v_group_tree_result11[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret10 = tk_v_group_tree_ret14  # reductions.py:46
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret10 / Float32(n)) + eps)  # norms.py:205
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # norms.py:206
+        k[1] = tk_f3  # norms.py:206
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:207
+        tk_v_finish_at18 = base[1] + c[1]  # norms.py:208
+        tk_v_finish_left19 = n - c[1]  # norms.py:208
+        tk_v_finish_i20 = k[1] * Int32(8)  # norms.py:208
+        tk_v_finish_mu21 = 0.0f0  # norms.py:208
+        if tk_v_finish_left19 >= Int32(8)  # norms.py:146
+            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v22 in Int32(0):Int32(7)  # norms.py:147
+                tk_v_rms_out_i23 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:148
+                tk_v_rms_out_c24 = c[1] + tk_v_finish_v22  # norms.py:148
+                tk_v_rms_out_ret25 = (Float32(vals[(tk_v_rms_out_i23 % Int64) + 1]) * tk_v_inv) * Float32(w[(tk_v_rms_out_c24 % Int64) + 1])  # norms.py:137
+                vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = Float16(tk_v_rms_out_ret25)  # norms.py:148
+            end
+        else
+            tk_v_trips1 = UInt32(8)  # norms.py:150
+            if UInt32(0) < tk_v_trips1  # norms.py:150
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:150
+                    tk_v_finish_v22 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:150
+                    if tk_v_finish_v22 < tk_v_finish_left19  # norms.py:151
+                        tk_v_rms_out_i26 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:152
+                        tk_v_rms_out_c27 = c[1] + tk_v_finish_v22  # norms.py:152
+                        tk_v_rms_out_ret28 = (Float32(vals[(tk_v_rms_out_i26 % Int64) + 1]) * tk_v_inv) * Float32(w[(tk_v_rms_out_c27 % Int64) + 1])  # norms.py:137
+                        vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = Float16(tk_v_rms_out_ret28)  # norms.py:152
+                    end
+                end
+            end
+        end
+        if tk_v_finish_left19 >= Int32(8)  # softmax.py:116
+            KernelAbstractions.Extras.@unroll for outer tk_v_put_v29 in Int32(0):Int32(7)  # softmax.py:117
+                y[((tk_v_finish_at18 + tk_v_put_v29) % Int64) + 1] = vals[((tk_v_finish_i20 + tk_v_put_v29) % Int64) + 1]  # softmax.py:118
+            end
+        else
+            tk_v_trips3 = UInt32(8)  # softmax.py:120
+            if UInt32(0) < tk_v_trips3  # softmax.py:120
+                KernelAbstractions.Extras.@unroll for outer tk_v_k4 in UInt32(0):(tk_v_trips3 - UInt32(1))  # softmax.py:120
+                    tk_v_put_v29 = (Int64(7) + ((tk_v_k4 % Int64) * Int64(-1))) % Int32  # softmax.py:120
+                    if tk_v_put_v29 < tk_v_finish_left19  # softmax.py:121
+                        y[((tk_v_finish_at18 + tk_v_put_v29) % Int64) + 1] = vals[((tk_v_finish_i20 + tk_v_put_v29) % Int64) + 1]  # softmax.py:122
+                    end
+                end
+            end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_4004b44d)) = 256  # norms.py:159
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_34d8521f)) = 256  # norms.py:193
 
 # Tack kernel `rms_norm_cached`, specialization (x: f16[?], w: f16[?], y: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_c3b75be7(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:159
-    tk_gi = @index(Global, Linear)  # norms.py:159
-    tk_li = @index(Local, Linear)  # norms.py:159
-    vals = @private Float16 (2,)  # norms.py:159
-    tk_v_group_reduce_f32_smem3 = @localmem Float32 (256,)  # norms.py:159
-    tk_u = @localmem Bool (1,)  # norms.py:159
-    lane = @private Int32 (1,)  # norms.py:159
-    base = @private Int32 (1,)  # norms.py:159
-    k = @private Int32 (1,)  # norms.py:159
-    c = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:159
-    local t::Int32 = zero(Int32)  # norms.py:159
-    local r::Int32 = zero(Int32)  # norms.py:159
-    local q::Float32 = zero(Float32)  # norms.py:159
-    local tk_v_to_f32_v1::Float16 = zero(Float16)  # norms.py:159
-    local tk_v_to_f32_ret2::Float32 = zero(Float32)  # norms.py:159
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:159
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:159
-    local tk_f1::Int32 = zero(Int32)  # norms.py:159
-    lane[1] = Int32(0)  # norms.py:159
-    base[1] = Int32(0)  # norms.py:159
-    k[1] = Int32(0)  # norms.py:159
-    c[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:159
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:160
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:161
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:161
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:161
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:162
-    base[1] = r * n  # norms.py:163
-    q = 0.0f0  # norms.py:165
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:166
-        k[1] = tk_f1  # norms.py:166
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:167
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:168
-        tk_v_to_f32_v1 = vals[(k[1] % Int64) + 1]  # norms.py:169
-        tk_v_to_f32_ret2 = Float32(tk_v_to_f32_v1)  # _wide.py:23
-        q = fma(tk_v_to_f32_ret2, Float32(vals[(k[1] % Int64) + 1]), q)  # norms.py:169
+@kernel function tk_rms_norm_cached_83ff5e1c(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:193
+    tk_gi = @index(Global, Linear)  # norms.py:193
+    tk_li = @index(Local, Linear)  # norms.py:193
+    vals = @private Float16 (16,)  # norms.py:193
+    tk_v_group_reduce_f32_smem9 = @localmem Float32 (256,)  # norms.py:193
+    tk_u = @localmem Bool (1,)  # norms.py:193
+    lane = @private Int32 (1,)  # norms.py:193
+    base = @private Int32 (1,)  # norms.py:193
+    k = @private Int32 (1,)  # norms.py:193
+    c = @private Int32 (1,)  # norms.py:193
+    tk_v_group_tree_tid13 = @private Int32 (1,)  # norms.py:193
+    tk_v_group_tree_stride12 = @private Int32 (1,)  # norms.py:193
+    tk_v_group_tree_result11 = @private Float32 (1,)  # norms.py:193
+    local t::Int32 = zero(Int32)  # norms.py:193
+    local r::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:193
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:193
+    local q::Float32 = zero(Float32)  # norms.py:193
+    local tk_v_to_f32_v7::Float16 = zero(Float16)  # norms.py:193
+    local tk_v_to_f32_ret8::Float32 = zero(Float32)  # norms.py:193
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:193
+    local tk_f1::Int32 = zero(Int32)  # norms.py:193
+    local tk_f2::Int32 = zero(Int32)  # norms.py:193
+    lane[1] = Int32(0)  # norms.py:193
+    base[1] = Int32(0)  # norms.py:193
+    k[1] = Int32(0)  # norms.py:193
+    c[1] = Int32(0)  # norms.py:193
+    tk_v_group_tree_tid13[1] = Int32(0)  # norms.py:193
+    tk_v_group_tree_stride12[1] = Int32(0)  # norms.py:193
+    tk_v_group_tree_result11[1] = 0.0f0  # norms.py:193
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:194
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:195
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:195
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:195
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:196
+    tk_v_row_start_ret1 = r * n  # softmax.py:84
+    base[1] = tk_v_row_start_ret1  # norms.py:197
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:199
+        k[1] = tk_f1  # norms.py:199
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:200
+        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:201
+        tk_v_take_at3 = base[1] + c[1]  # norms.py:201
+        tk_v_take_left4 = n - c[1]  # norms.py:201
+        tk_v_take_fill5 = 0.0f0  # norms.py:201
+        if tk_v_take_left4 >= Int32(8)  # softmax.py:105
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:106
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # softmax.py:107
+            end
+        else
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:109
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : Float16(0.0)  # softmax.py:110
+            end
+        end
     end
-    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
+    q = 0.0f0  # norms.py:202
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:203
+        k[1] = tk_f2  # norms.py:203
+        tk_v_to_f32_v7 = vals[(k[1] % Int64) + 1]  # norms.py:204
+        tk_v_to_f32_ret8 = Float32(tk_v_to_f32_v7)  # _wide.py:23
+        q = fma(tk_v_to_f32_ret8, Float32(vals[(k[1] % Int64) + 1]), q)  # norms.py:204
+    end
+    tk_v_group_tree_tid13[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1] = q  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride12[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride12[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[1]  # reductions.py:23
-        local tk_v_add_a9::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b10::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret11::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
-            tk_v_add_a9 = tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b10 = tk_v_group_reduce_f32_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
-            tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
+        local tk_v_add_a15::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b16::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret17::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid13[1] < tk_v_group_tree_stride12[1]  # reductions.py:24
+            tk_v_add_a15 = tk_v_group_reduce_f32_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b16 = tk_v_group_reduce_f32_smem9[((tk_v_group_tree_tid13[1] + tk_v_group_tree_stride12[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret17 = tk_v_add_a15 + tk_v_add_b16  # combine.py:18
+            tk_v_group_reduce_f32_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1] = tk_v_add_ret17  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+        tk_v_cse3 = rem(tk_v_group_tree_stride12[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride12[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride12[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride12[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result5[1] = tk_v_group_reduce_f32_smem3[1]  # reductions.py:28
+    tk_v_group_tree_result11[1] = tk_v_group_reduce_f32_smem9[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret8::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_f32_ret4::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_tree_ret14::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret10::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
-    tk_v_group_reduce_f32_ret4 = tk_v_group_tree_ret8  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret4 / Float32(n)) + eps)  # norms.py:170
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # norms.py:171
-        k[1] = tk_f2  # norms.py:171
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:172
-        if c[1] < n  # norms.py:173
-            y[((base[1] + c[1]) % Int64) + 1] = Float16((Float32(vals[(k[1] % Int64) + 1]) * tk_v_inv) * Float32(w[(c[1] % Int64) + 1]))  # norms.py:174
+    local tk_v_finish_at18::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_left19::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_i20::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_mu21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_finish_v22::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_i23::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_c24::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_ret25::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_rms_out_i26::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_c27::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_ret28::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_put_v29::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_trips1::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k2::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_trips3::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k4::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret14 = tk_v_group_tree_result11[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret10 = tk_v_group_tree_ret14  # reductions.py:46
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret10 / Float32(n)) + eps)  # norms.py:205
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # norms.py:206
+        k[1] = tk_f3  # norms.py:206
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:207
+        tk_v_finish_at18 = base[1] + c[1]  # norms.py:208
+        tk_v_finish_left19 = n - c[1]  # norms.py:208
+        tk_v_finish_i20 = k[1] * Int32(8)  # norms.py:208
+        tk_v_finish_mu21 = 0.0f0  # norms.py:208
+        if tk_v_finish_left19 >= Int32(8)  # norms.py:146
+            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v22 in Int32(0):Int32(7)  # norms.py:147
+                tk_v_rms_out_i23 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:148
+                tk_v_rms_out_c24 = c[1] + tk_v_finish_v22  # norms.py:148
+                tk_v_rms_out_ret25 = (Float32(vals[(tk_v_rms_out_i23 % Int64) + 1]) * tk_v_inv) * Float32(w[(tk_v_rms_out_c24 % Int64) + 1])  # norms.py:137
+                vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = Float16(tk_v_rms_out_ret25)  # norms.py:148
+            end
+        else
+            tk_v_trips1 = UInt32(8)  # norms.py:150
+            if UInt32(0) < tk_v_trips1  # norms.py:150
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:150
+                    tk_v_finish_v22 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:150
+                    if tk_v_finish_v22 < tk_v_finish_left19  # norms.py:151
+                        tk_v_rms_out_i26 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:152
+                        tk_v_rms_out_c27 = c[1] + tk_v_finish_v22  # norms.py:152
+                        tk_v_rms_out_ret28 = (Float32(vals[(tk_v_rms_out_i26 % Int64) + 1]) * tk_v_inv) * Float32(w[(tk_v_rms_out_c27 % Int64) + 1])  # norms.py:137
+                        vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = Float16(tk_v_rms_out_ret28)  # norms.py:152
+                    end
+                end
+            end
+        end
+        if tk_v_finish_left19 >= Int32(8)  # softmax.py:116
+            KernelAbstractions.Extras.@unroll for outer tk_v_put_v29 in Int32(0):Int32(7)  # softmax.py:117
+                y[((tk_v_finish_at18 + tk_v_put_v29) % Int64) + 1] = vals[((tk_v_finish_i20 + tk_v_put_v29) % Int64) + 1]  # softmax.py:118
+            end
+        else
+            tk_v_trips3 = UInt32(8)  # softmax.py:120
+            if UInt32(0) < tk_v_trips3  # softmax.py:120
+                KernelAbstractions.Extras.@unroll for outer tk_v_k4 in UInt32(0):(tk_v_trips3 - UInt32(1))  # softmax.py:120
+                    tk_v_put_v29 = (Int64(7) + ((tk_v_k4 % Int64) * Int64(-1))) % Int32  # softmax.py:120
+                    if tk_v_put_v29 < tk_v_finish_left19  # softmax.py:121
+                        y[((tk_v_finish_at18 + tk_v_put_v29) % Int64) + 1] = vals[((tk_v_finish_i20 + tk_v_put_v29) % Int64) + 1]  # softmax.py:122
+                    end
+                end
+            end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_c3b75be7)) = 256  # norms.py:159
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_83ff5e1c)) = 256  # norms.py:193
 
 # Tack kernel `rms_norm_cached`, specialization (x: f16[?], w: f16[?], y: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_8d6bc2c5(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:159
-    tk_gi = @index(Global, Linear)  # norms.py:159
-    tk_li = @index(Local, Linear)  # norms.py:159
-    vals = @private Float16 (4,)  # norms.py:159
-    tk_v_group_reduce_f32_smem3 = @localmem Float32 (256,)  # norms.py:159
-    tk_u = @localmem Bool (1,)  # norms.py:159
-    lane = @private Int32 (1,)  # norms.py:159
-    base = @private Int32 (1,)  # norms.py:159
-    k = @private Int32 (1,)  # norms.py:159
-    c = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:159
-    local t::Int32 = zero(Int32)  # norms.py:159
-    local r::Int32 = zero(Int32)  # norms.py:159
-    local q::Float32 = zero(Float32)  # norms.py:159
-    local tk_v_to_f32_v1::Float16 = zero(Float16)  # norms.py:159
-    local tk_v_to_f32_ret2::Float32 = zero(Float32)  # norms.py:159
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:159
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:159
-    local tk_f1::Int32 = zero(Int32)  # norms.py:159
-    lane[1] = Int32(0)  # norms.py:159
-    base[1] = Int32(0)  # norms.py:159
-    k[1] = Int32(0)  # norms.py:159
-    c[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:159
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:160
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:161
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:161
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:161
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:162
-    base[1] = r * n  # norms.py:163
-    q = 0.0f0  # norms.py:165
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:166
-        k[1] = tk_f1  # norms.py:166
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:167
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:168
-        tk_v_to_f32_v1 = vals[(k[1] % Int64) + 1]  # norms.py:169
-        tk_v_to_f32_ret2 = Float32(tk_v_to_f32_v1)  # _wide.py:23
-        q = fma(tk_v_to_f32_ret2, Float32(vals[(k[1] % Int64) + 1]), q)  # norms.py:169
+@kernel function tk_rms_norm_cached_cfb57896(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:193
+    tk_gi = @index(Global, Linear)  # norms.py:193
+    tk_li = @index(Local, Linear)  # norms.py:193
+    vals = @private Float16 (32,)  # norms.py:193
+    tk_v_group_reduce_f32_smem9 = @localmem Float32 (256,)  # norms.py:193
+    tk_u = @localmem Bool (1,)  # norms.py:193
+    lane = @private Int32 (1,)  # norms.py:193
+    base = @private Int32 (1,)  # norms.py:193
+    k = @private Int32 (1,)  # norms.py:193
+    c = @private Int32 (1,)  # norms.py:193
+    tk_v_group_tree_tid13 = @private Int32 (1,)  # norms.py:193
+    tk_v_group_tree_stride12 = @private Int32 (1,)  # norms.py:193
+    tk_v_group_tree_result11 = @private Float32 (1,)  # norms.py:193
+    local t::Int32 = zero(Int32)  # norms.py:193
+    local r::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:193
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:193
+    local q::Float32 = zero(Float32)  # norms.py:193
+    local tk_v_to_f32_v7::Float16 = zero(Float16)  # norms.py:193
+    local tk_v_to_f32_ret8::Float32 = zero(Float32)  # norms.py:193
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:193
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:193
+    local tk_f1::Int32 = zero(Int32)  # norms.py:193
+    local tk_f2::Int32 = zero(Int32)  # norms.py:193
+    lane[1] = Int32(0)  # norms.py:193
+    base[1] = Int32(0)  # norms.py:193
+    k[1] = Int32(0)  # norms.py:193
+    c[1] = Int32(0)  # norms.py:193
+    tk_v_group_tree_tid13[1] = Int32(0)  # norms.py:193
+    tk_v_group_tree_stride12[1] = Int32(0)  # norms.py:193
+    tk_v_group_tree_result11[1] = 0.0f0  # norms.py:193
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:194
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:195
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:195
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:195
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:196
+    tk_v_row_start_ret1 = r * n  # softmax.py:84
+    base[1] = tk_v_row_start_ret1  # norms.py:197
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:199
+        k[1] = tk_f1  # norms.py:199
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:200
+        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:201
+        tk_v_take_at3 = base[1] + c[1]  # norms.py:201
+        tk_v_take_left4 = n - c[1]  # norms.py:201
+        tk_v_take_fill5 = 0.0f0  # norms.py:201
+        if tk_v_take_left4 >= Int32(8)  # softmax.py:105
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:106
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # softmax.py:107
+            end
+        else
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:109
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : Float16(0.0)  # softmax.py:110
+            end
+        end
     end
-    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
+    q = 0.0f0  # norms.py:202
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:203
+        k[1] = tk_f2  # norms.py:203
+        tk_v_to_f32_v7 = vals[(k[1] % Int64) + 1]  # norms.py:204
+        tk_v_to_f32_ret8 = Float32(tk_v_to_f32_v7)  # _wide.py:23
+        q = fma(tk_v_to_f32_ret8, Float32(vals[(k[1] % Int64) + 1]), q)  # norms.py:204
+    end
+    tk_v_group_tree_tid13[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1] = q  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride12[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride12[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[1]  # reductions.py:23
-        local tk_v_add_a9::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b10::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret11::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
-            tk_v_add_a9 = tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b10 = tk_v_group_reduce_f32_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
-            tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
+        local tk_v_add_a15::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b16::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret17::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid13[1] < tk_v_group_tree_stride12[1]  # reductions.py:24
+            tk_v_add_a15 = tk_v_group_reduce_f32_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b16 = tk_v_group_reduce_f32_smem9[((tk_v_group_tree_tid13[1] + tk_v_group_tree_stride12[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret17 = tk_v_add_a15 + tk_v_add_b16  # combine.py:18
+            tk_v_group_reduce_f32_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1] = tk_v_add_ret17  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+        tk_v_cse3 = rem(tk_v_group_tree_stride12[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride12[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride12[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride12[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result5[1] = tk_v_group_reduce_f32_smem3[1]  # reductions.py:28
+    tk_v_group_tree_result11[1] = tk_v_group_reduce_f32_smem9[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret8::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_f32_ret4::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_tree_ret14::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret10::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
-    tk_v_group_reduce_f32_ret4 = tk_v_group_tree_ret8  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret4 / Float32(n)) + eps)  # norms.py:170
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # norms.py:171
-        k[1] = tk_f2  # norms.py:171
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:172
-        if c[1] < n  # norms.py:173
-            y[((base[1] + c[1]) % Int64) + 1] = Float16((Float32(vals[(k[1] % Int64) + 1]) * tk_v_inv) * Float32(w[(c[1] % Int64) + 1]))  # norms.py:174
+    local tk_v_finish_at18::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_left19::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_i20::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_mu21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_finish_v22::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_i23::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_c24::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_ret25::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_rms_out_i26::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_c27::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_ret28::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_put_v29::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_trips1::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k2::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_trips3::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k4::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret14 = tk_v_group_tree_result11[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret10 = tk_v_group_tree_ret14  # reductions.py:46
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret10 / Float32(n)) + eps)  # norms.py:205
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # norms.py:206
+        k[1] = tk_f3  # norms.py:206
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:207
+        tk_v_finish_at18 = base[1] + c[1]  # norms.py:208
+        tk_v_finish_left19 = n - c[1]  # norms.py:208
+        tk_v_finish_i20 = k[1] * Int32(8)  # norms.py:208
+        tk_v_finish_mu21 = 0.0f0  # norms.py:208
+        if tk_v_finish_left19 >= Int32(8)  # norms.py:146
+            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v22 in Int32(0):Int32(7)  # norms.py:147
+                tk_v_rms_out_i23 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:148
+                tk_v_rms_out_c24 = c[1] + tk_v_finish_v22  # norms.py:148
+                tk_v_rms_out_ret25 = (Float32(vals[(tk_v_rms_out_i23 % Int64) + 1]) * tk_v_inv) * Float32(w[(tk_v_rms_out_c24 % Int64) + 1])  # norms.py:137
+                vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = Float16(tk_v_rms_out_ret25)  # norms.py:148
+            end
+        else
+            tk_v_trips1 = UInt32(8)  # norms.py:150
+            if UInt32(0) < tk_v_trips1  # norms.py:150
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:150
+                    tk_v_finish_v22 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:150
+                    if tk_v_finish_v22 < tk_v_finish_left19  # norms.py:151
+                        tk_v_rms_out_i26 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:152
+                        tk_v_rms_out_c27 = c[1] + tk_v_finish_v22  # norms.py:152
+                        tk_v_rms_out_ret28 = (Float32(vals[(tk_v_rms_out_i26 % Int64) + 1]) * tk_v_inv) * Float32(w[(tk_v_rms_out_c27 % Int64) + 1])  # norms.py:137
+                        vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = Float16(tk_v_rms_out_ret28)  # norms.py:152
+                    end
+                end
+            end
+        end
+        if tk_v_finish_left19 >= Int32(8)  # softmax.py:116
+            KernelAbstractions.Extras.@unroll for outer tk_v_put_v29 in Int32(0):Int32(7)  # softmax.py:117
+                y[((tk_v_finish_at18 + tk_v_put_v29) % Int64) + 1] = vals[((tk_v_finish_i20 + tk_v_put_v29) % Int64) + 1]  # softmax.py:118
+            end
+        else
+            tk_v_trips3 = UInt32(8)  # softmax.py:120
+            if UInt32(0) < tk_v_trips3  # softmax.py:120
+                KernelAbstractions.Extras.@unroll for outer tk_v_k4 in UInt32(0):(tk_v_trips3 - UInt32(1))  # softmax.py:120
+                    tk_v_put_v29 = (Int64(7) + ((tk_v_k4 % Int64) * Int64(-1))) % Int32  # softmax.py:120
+                    if tk_v_put_v29 < tk_v_finish_left19  # softmax.py:121
+                        y[((tk_v_finish_at18 + tk_v_put_v29) % Int64) + 1] = vals[((tk_v_finish_i20 + tk_v_put_v29) % Int64) + 1]  # softmax.py:122
+                    end
+                end
+            end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_8d6bc2c5)) = 256  # norms.py:159
-
-# Tack kernel `rms_norm_cached`, specialization (x: f16[?], w: f16[?], y: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_a1db9679(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:159
-    tk_gi = @index(Global, Linear)  # norms.py:159
-    tk_li = @index(Local, Linear)  # norms.py:159
-    vals = @private Float16 (8,)  # norms.py:159
-    tk_v_group_reduce_f32_smem3 = @localmem Float32 (256,)  # norms.py:159
-    tk_u = @localmem Bool (1,)  # norms.py:159
-    lane = @private Int32 (1,)  # norms.py:159
-    base = @private Int32 (1,)  # norms.py:159
-    k = @private Int32 (1,)  # norms.py:159
-    c = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:159
-    local t::Int32 = zero(Int32)  # norms.py:159
-    local r::Int32 = zero(Int32)  # norms.py:159
-    local q::Float32 = zero(Float32)  # norms.py:159
-    local tk_v_to_f32_v1::Float16 = zero(Float16)  # norms.py:159
-    local tk_v_to_f32_ret2::Float32 = zero(Float32)  # norms.py:159
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:159
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:159
-    local tk_f1::Int32 = zero(Int32)  # norms.py:159
-    lane[1] = Int32(0)  # norms.py:159
-    base[1] = Int32(0)  # norms.py:159
-    k[1] = Int32(0)  # norms.py:159
-    c[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:159
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:160
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:161
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:161
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:161
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:162
-    base[1] = r * n  # norms.py:163
-    q = 0.0f0  # norms.py:165
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # norms.py:166
-        k[1] = tk_f1  # norms.py:166
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:167
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:168
-        tk_v_to_f32_v1 = vals[(k[1] % Int64) + 1]  # norms.py:169
-        tk_v_to_f32_ret2 = Float32(tk_v_to_f32_v1)  # _wide.py:23
-        q = fma(tk_v_to_f32_ret2, Float32(vals[(k[1] % Int64) + 1]), q)  # norms.py:169
-    end
-    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
-    @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
-    @synchronize()  # reductions.py:23
-    while tk_u[1]  # reductions.py:23
-        local tk_v_add_a9::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b10::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret11::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
-            tk_v_add_a9 = tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b10 = tk_v_group_reduce_f32_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
-            tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
-        end
-        @synchronize()  # reductions.py:26
-        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
-        @synchronize()  # reductions.py:23
-    end
-    tk_v_group_tree_result5[1] = tk_v_group_reduce_f32_smem3[1]  # reductions.py:28
-    @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret8::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_f32_ret4::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
-    tk_v_group_reduce_f32_ret4 = tk_v_group_tree_ret8  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret4 / Float32(n)) + eps)  # norms.py:170
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:171
-        k[1] = tk_f2  # norms.py:171
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:172
-        if c[1] < n  # norms.py:173
-            y[((base[1] + c[1]) % Int64) + 1] = Float16((Float32(vals[(k[1] % Int64) + 1]) * tk_v_inv) * Float32(w[(c[1] % Int64) + 1]))  # norms.py:174
-        end
-    end
-end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_a1db9679)) = 256  # norms.py:159
-
-# Tack kernel `rms_norm_cached`, specialization (x: f16[?], w: f16[?], y: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_e13d2c30(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:159
-    tk_gi = @index(Global, Linear)  # norms.py:159
-    tk_li = @index(Local, Linear)  # norms.py:159
-    vals = @private Float16 (16,)  # norms.py:159
-    tk_v_group_reduce_f32_smem3 = @localmem Float32 (256,)  # norms.py:159
-    tk_u = @localmem Bool (1,)  # norms.py:159
-    lane = @private Int32 (1,)  # norms.py:159
-    base = @private Int32 (1,)  # norms.py:159
-    k = @private Int32 (1,)  # norms.py:159
-    c = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:159
-    local t::Int32 = zero(Int32)  # norms.py:159
-    local r::Int32 = zero(Int32)  # norms.py:159
-    local q::Float32 = zero(Float32)  # norms.py:159
-    local tk_v_to_f32_v1::Float16 = zero(Float16)  # norms.py:159
-    local tk_v_to_f32_ret2::Float32 = zero(Float32)  # norms.py:159
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:159
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:159
-    local tk_f1::Int32 = zero(Int32)  # norms.py:159
-    lane[1] = Int32(0)  # norms.py:159
-    base[1] = Int32(0)  # norms.py:159
-    k[1] = Int32(0)  # norms.py:159
-    c[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:159
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:160
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:161
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:161
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:161
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:162
-    base[1] = r * n  # norms.py:163
-    q = 0.0f0  # norms.py:165
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # norms.py:166
-        k[1] = tk_f1  # norms.py:166
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:167
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:168
-        tk_v_to_f32_v1 = vals[(k[1] % Int64) + 1]  # norms.py:169
-        tk_v_to_f32_ret2 = Float32(tk_v_to_f32_v1)  # _wide.py:23
-        q = fma(tk_v_to_f32_ret2, Float32(vals[(k[1] % Int64) + 1]), q)  # norms.py:169
-    end
-    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
-    @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
-    @synchronize()  # reductions.py:23
-    while tk_u[1]  # reductions.py:23
-        local tk_v_add_a9::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b10::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret11::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
-            tk_v_add_a9 = tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b10 = tk_v_group_reduce_f32_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
-            tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
-        end
-        @synchronize()  # reductions.py:26
-        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
-        @synchronize()  # reductions.py:23
-    end
-    tk_v_group_tree_result5[1] = tk_v_group_reduce_f32_smem3[1]  # reductions.py:28
-    @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret8::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_f32_ret4::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
-    tk_v_group_reduce_f32_ret4 = tk_v_group_tree_ret8  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret4 / Float32(n)) + eps)  # norms.py:170
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:171
-        k[1] = tk_f2  # norms.py:171
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:172
-        if c[1] < n  # norms.py:173
-            y[((base[1] + c[1]) % Int64) + 1] = Float16((Float32(vals[(k[1] % Int64) + 1]) * tk_v_inv) * Float32(w[(c[1] % Int64) + 1]))  # norms.py:174
-        end
-    end
-end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_e13d2c30)) = 256  # norms.py:159
-
-# Tack kernel `rms_norm_cached`, specialization (x: f16[?], w: f16[?], y: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_d67c153d(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:159
-    tk_gi = @index(Global, Linear)  # norms.py:159
-    tk_li = @index(Local, Linear)  # norms.py:159
-    vals = @private Float16 (32,)  # norms.py:159
-    tk_v_group_reduce_f32_smem3 = @localmem Float32 (256,)  # norms.py:159
-    tk_u = @localmem Bool (1,)  # norms.py:159
-    lane = @private Int32 (1,)  # norms.py:159
-    base = @private Int32 (1,)  # norms.py:159
-    k = @private Int32 (1,)  # norms.py:159
-    c = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:159
-    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:159
-    local t::Int32 = zero(Int32)  # norms.py:159
-    local r::Int32 = zero(Int32)  # norms.py:159
-    local q::Float32 = zero(Float32)  # norms.py:159
-    local tk_v_to_f32_v1::Float16 = zero(Float16)  # norms.py:159
-    local tk_v_to_f32_ret2::Float32 = zero(Float32)  # norms.py:159
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:159
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:159
-    local tk_f1::Int32 = zero(Int32)  # norms.py:159
-    lane[1] = Int32(0)  # norms.py:159
-    base[1] = Int32(0)  # norms.py:159
-    k[1] = Int32(0)  # norms.py:159
-    c[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:159
-    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:159
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:160
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:161
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:161
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:161
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:162
-    base[1] = r * n  # norms.py:163
-    q = 0.0f0  # norms.py:165
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # norms.py:166
-        k[1] = tk_f1  # norms.py:166
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:167
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:168
-        tk_v_to_f32_v1 = vals[(k[1] % Int64) + 1]  # norms.py:169
-        tk_v_to_f32_ret2 = Float32(tk_v_to_f32_v1)  # _wide.py:23
-        q = fma(tk_v_to_f32_ret2, Float32(vals[(k[1] % Int64) + 1]), q)  # norms.py:169
-    end
-    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
-    @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
-    @synchronize()  # reductions.py:23
-    while tk_u[1]  # reductions.py:23
-        local tk_v_add_a9::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b10::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret11::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
-            tk_v_add_a9 = tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b10 = tk_v_group_reduce_f32_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
-            tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
-        end
-        @synchronize()  # reductions.py:26
-        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
-        @synchronize()  # reductions.py:23
-    end
-    tk_v_group_tree_result5[1] = tk_v_group_reduce_f32_smem3[1]  # reductions.py:28
-    @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret8::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_f32_ret4::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
-    tk_v_group_reduce_f32_ret4 = tk_v_group_tree_ret8  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret4 / Float32(n)) + eps)  # norms.py:170
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:171
-        k[1] = tk_f2  # norms.py:171
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:172
-        if c[1] < n  # norms.py:173
-            y[((base[1] + c[1]) % Int64) + 1] = Float16((Float32(vals[(k[1] % Int64) + 1]) * tk_v_inv) * Float32(w[(c[1] % Int64) + 1]))  # norms.py:174
-        end
-    end
-end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_d67c153d)) = 256  # norms.py:159
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_cfb57896)) = 256  # norms.py:193
 
 # Tack kernel `_rms_long`, specialization (x: f16[?], w: f16[?], y: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__rms_long_b883405b(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:201
-    tk_gi = @index(Global, Linear)  # norms.py:201
-    tk_li = @index(Local, Linear)  # norms.py:201
-    tk_v_group_reduce_f32_smem3 = @localmem Float32 (256,)  # norms.py:201
-    tk_u = @localmem Bool (1,)  # norms.py:201
-    lane = @private Int32 (1,)  # norms.py:201
-    base = @private Int32 (1,)  # norms.py:201
-    c = @private Int32 (1,)  # norms.py:201
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:201
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:201
-    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:201
-    local t::Int32 = zero(Int32)  # norms.py:201
-    local r::Int32 = zero(Int32)  # norms.py:201
-    local q::Float32 = zero(Float32)  # norms.py:201
-    local tk_v_to_f32_v1::Float16 = zero(Float16)  # norms.py:201
-    local tk_v_to_f32_ret2::Float32 = zero(Float32)  # norms.py:201
-    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:201
-    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:201
-    local tk_v_start3::Int64 = zero(Int64)  # norms.py:201
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:201
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:201
-    lane[1] = Int32(0)  # norms.py:201
-    base[1] = Int32(0)  # norms.py:201
-    c[1] = Int32(0)  # norms.py:201
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:201
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:201
-    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:201
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:202
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:203
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:203
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:203
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:204
-    base[1] = r * n  # norms.py:205
-    q = 0.0f0  # norms.py:206
-    tk_v_start3 = lane[1] % Int64  # norms.py:207
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:207
-    if UInt32(0) < tk_v_trips1  # norms.py:207
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:207
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:207
-            tk_v_to_f32_v1 = x[((base[1] + c[1]) % Int64) + 1]  # norms.py:208
+@kernel function tk__rms_long_041563eb(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:235
+    tk_gi = @index(Global, Linear)  # norms.py:235
+    tk_li = @index(Local, Linear)  # norms.py:235
+    tk_v_group_reduce_f32_smem3 = @localmem Float32 (256,)  # norms.py:235
+    tk_u = @localmem Bool (1,)  # norms.py:235
+    lane = @private Int32 (1,)  # norms.py:235
+    base = @private Int32 (1,)  # norms.py:235
+    c = @private Int32 (1,)  # norms.py:235
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:235
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:235
+    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:235
+    local t::Int32 = zero(Int32)  # norms.py:235
+    local r::Int32 = zero(Int32)  # norms.py:235
+    local q::Float32 = zero(Float32)  # norms.py:235
+    local tk_v_to_f32_v1::Float16 = zero(Float16)  # norms.py:235
+    local tk_v_to_f32_ret2::Float32 = zero(Float32)  # norms.py:235
+    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:235
+    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:235
+    local tk_v_start3::Int64 = zero(Int64)  # norms.py:235
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:235
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:235
+    lane[1] = Int32(0)  # norms.py:235
+    base[1] = Int32(0)  # norms.py:235
+    c[1] = Int32(0)  # norms.py:235
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:235
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:235
+    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:235
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:236
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:237
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:237
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:237
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:238
+    base[1] = r * n  # norms.py:239
+    q = 0.0f0  # norms.py:240
+    tk_v_start3 = lane[1] % Int64  # norms.py:241
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:241
+    if UInt32(0) < tk_v_trips1  # norms.py:241
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:241
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:241
+            tk_v_to_f32_v1 = x[((base[1] + c[1]) % Int64) + 1]  # norms.py:242
             tk_v_to_f32_ret2 = Float32(tk_v_to_f32_v1)  # _wide.py:23
-            q = fma(tk_v_to_f32_ret2, Float32(x[((base[1] + c[1]) % Int64) + 1]), q)  # norms.py:208
+            q = fma(tk_v_to_f32_ret2, Float32(x[((base[1] + c[1]) % Int64) + 1]), q)  # norms.py:242
         end
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -2234,46 +2127,37 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_d67c153d)) = 256  # nor
     local tk_v_cse5::Int64 = zero(Int64)  # reductions.py:30
     tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret4 = tk_v_group_tree_ret8  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret4 / Float32(n)) + eps)  # norms.py:209
-    tk_v_start6 = lane[1] % Int64  # norms.py:210
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:210
-    if UInt32(0) < tk_v_trips4  # norms.py:210
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:210
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:210
-            tk_v_cse5 = (base[1] + c[1]) % Int64  # norms.py:211
-            y[tk_v_cse5 + 1] = Float16((Float32(x[tk_v_cse5 + 1]) * tk_v_inv) * Float32(w[(c[1] % Int64) + 1]))  # norms.py:211
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret4 / Float32(n)) + eps)  # norms.py:243
+    tk_v_start6 = lane[1] % Int64  # norms.py:244
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:244
+    if UInt32(0) < tk_v_trips4  # norms.py:244
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:244
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:244
+            tk_v_cse5 = (base[1] + c[1]) % Int64  # norms.py:245
+            y[tk_v_cse5 + 1] = Float16((Float32(x[tk_v_cse5 + 1]) * tk_v_inv) * Float32(w[(c[1] % Int64) + 1]))  # norms.py:245
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_b883405b)) = 256  # norms.py:201
+TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_041563eb)) = 256  # norms.py:235
 
 # rms_norm's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_RMS_NORM_KERNELS)
     const TK_RMS_NORM_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
         (:rows, Float32, 0) => tk__rms_rows_95514b64,
-        (:cached, Float32, 1) => tk_rms_norm_cached_2b00f511,
-        (:cached, Float32, 2) => tk_rms_norm_cached_43f3a05b,
-        (:cached, Float32, 4) => tk_rms_norm_cached_787950ac,
-        (:cached, Float32, 8) => tk_rms_norm_cached_39792999,
-        (:cached, Float32, 16) => tk_rms_norm_cached_87ef1162,
-        (:cached, Float32, 32) => tk_rms_norm_cached_dcab3188,
-        (:long, Float32, 0) => tk__rms_long_66a3f1f8,
+        (:cached, Float32, 8) => tk_rms_norm_cached_fff5e268,
+        (:cached, Float32, 16) => tk_rms_norm_cached_be8a6550,
+        (:cached, Float32, 32) => tk_rms_norm_cached_d2c62c8e,
+        (:long, Float32, 0) => tk__rms_long_057b2104,
         (:rows, Float64, 0) => tk__rms_rows_f90aae50,
-        (:cached, Float64, 1) => tk_rms_norm_cached_f0ed392c,
-        (:cached, Float64, 2) => tk_rms_norm_cached_3691e2fd,
-        (:cached, Float64, 4) => tk_rms_norm_cached_7b986cb3,
-        (:cached, Float64, 8) => tk_rms_norm_cached_9459ef6a,
-        (:cached, Float64, 16) => tk_rms_norm_cached_075131de,
-        (:cached, Float64, 32) => tk_rms_norm_cached_754136d4,
-        (:long, Float64, 0) => tk__rms_long_1210618e,
+        (:cached, Float64, 8) => tk_rms_norm_cached_401bac7c,
+        (:cached, Float64, 16) => tk_rms_norm_cached_43bee351,
+        (:cached, Float64, 32) => tk_rms_norm_cached_9cc8ae40,
+        (:long, Float64, 0) => tk__rms_long_c8946a76,
         (:rows, Float16, 0) => tk__rms_rows_8f5f94f2,
-        (:cached, Float16, 1) => tk_rms_norm_cached_4004b44d,
-        (:cached, Float16, 2) => tk_rms_norm_cached_c3b75be7,
-        (:cached, Float16, 4) => tk_rms_norm_cached_8d6bc2c5,
-        (:cached, Float16, 8) => tk_rms_norm_cached_a1db9679,
-        (:cached, Float16, 16) => tk_rms_norm_cached_e13d2c30,
-        (:cached, Float16, 32) => tk_rms_norm_cached_d67c153d,
-        (:long, Float16, 0) => tk__rms_long_b883405b,
+        (:cached, Float16, 8) => tk_rms_norm_cached_34d8521f,
+        (:cached, Float16, 16) => tk_rms_norm_cached_83ff5e1c,
+        (:cached, Float16, 32) => tk_rms_norm_cached_cfb57896,
+        (:long, Float16, 0) => tk__rms_long_041563eb,
     )
 end
 
@@ -2296,7 +2180,7 @@ function tack_rms_norm!(y::AbstractArray{T}, x::AbstractArray{T}, w = nothing;
     be = tk_ops_backend(op, y, x)
     wv = tk_ops_vector(op, w, T, be, n, 1)
     rows == 0 && return y
-    rows32, n32 = tk_ops_sizes(op, max(length(x) + 512 * n, TK_OPS_LANES * rows), rows, n)
+    rows32, n32 = tk_ops_sizes(op, max(length(x) + 512 * n + 8 * TK_OPS_LANES, TK_OPS_LANES * rows), rows, n)
     args = (x, wv, y, rows32, n32, tk_ops_float(T)(eps))
     if !workgroups
         tk_ops_launch!(tk_ops_kernel(TK_RMS_NORM_KERNELS, op, (:rows, T, 0)), be, rows, args...)

@@ -27,8 +27,8 @@ EW, SM, NM, MM, AT, W, P = (import_module(f"tack.ops.{m}") for m in
 
 DTYPES = (f32, f64)
 HALF = (f32, f64, f16)  # a half op's Float16 kernels take Float32 scalars (eps, alpha)
-# every PER the wrappers pick (softmax._per_lane): the powers of two up to MAX_PER_LANE
-PERS = tuple(2**i for i in range(SM.MAX_PER_LANE.bit_length()))
+# every PER the wrappers pick (softmax._per_lane): the powers of two from STEP to MAX_PER_LANE
+PERS = tuple(2**i for i in range(int(SM.STEP).bit_length() - 1, SM.MAX_PER_LANE.bit_length()))
 HEAD_DIMS = (16, 32, 64, 128)  # attention's head dimensions (the kernels bake it)
 
 
@@ -112,6 +112,12 @@ def _norm_cached(make):
     return lambda per: NM._cached(make, per)
 
 
+def _row_start(args, k: int):
+    """A workgroup row kernel's arguments with its rows' start (`softmax.row_start`: any n)
+    after the first k (the arrays and sizes)."""
+    return lambda t, p: args(t, p)[:k] + [SM.row_start] + args(t, p)[k:]
+
+
 OP_FILES = (
     OpFile("add", "elementwise", (fixed("map", EW._add, lambda t, _: [_vec(t)] * 3 + [1.0]),),
            bridges=("tack_add!",), dtypes=HALF),
@@ -131,12 +137,12 @@ OP_FILES = (
     OpFile("log_softmax", "softmax", includes=("softmax",), bridges=("tack_log_softmax!",)),
     OpFile("layer_norm", "norms", (fixed("rows", NM._layer_rows, _with("fold")(_layer_args)),
                                    Entry("cached", _norm_cached(NM._layer_cached_kernel),
-                                         _with("reduce")(_layer_args), PERS),
+                                         _row_start(_with("reduce")(_layer_args), 9), PERS),
                                    fixed("long", NM._layer_long, _with("reduce")(_layer_args))),
            bridges=("tack_layer_norm!", "tack_layer_norm_stats!"), dtypes=HALF),
     OpFile("rms_norm", "norms", (fixed("rows", NM._rms_rows, _with("fold")(_rms_args)),
                                  Entry("cached", _norm_cached(NM._rms_cached_kernel),
-                                       _with("reduce", "wide")(_rms_args), PERS),
+                                       _row_start(_with("reduce", "wide")(_rms_args), 6), PERS),
                                  fixed("long", NM._rms_long, _with("reduce", "wide")(_rms_args))),
            bridges=("tack_rms_norm!",), dtypes=HALF),
     OpFile("matmul", "matmul", (fixed("rows4", MM._rows4, _mm_args),

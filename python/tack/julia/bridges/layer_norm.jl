@@ -19,7 +19,7 @@ function tk_layer_norm_run!(op::Symbol, y::AbstractArray{T}, mean::AbstractArray
     wv = tk_ops_vector(op, w, T, be, n, 1)
     bv = tk_ops_vector(op, bias, T, be, n, 0)
     rows == 0 && return y
-    rows32, n32 = tk_ops_sizes(op, max(length(x) + 512 * n, TK_OPS_LANES * rows), rows, n)
+    rows32, n32 = tk_ops_sizes(op, max(length(x) + 512 * n + 8 * TK_OPS_LANES, TK_OPS_LANES * rows), rows, n)
     args = (x, wv, bv, y, mean, rstd, rows32, n32, tk_ops_float(T)(eps))
     if !workgroups
         tk_ops_launch!(tk_ops_kernel(TK_LAYER_NORM_KERNELS, op, (:rows, T, 0)), be, rows, args...)

@@ -63,10 +63,11 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
         return nothing
     end
 
-    """The smallest power of two of elements per lane that holds a row of `n` (TK_OPS_LANES
+    """The smallest power of two of elements per lane, at least 8 (the consecutive elements a
+    lane takes at a time, tack.ops.softmax.STEP), that holds a row of `n` (TK_OPS_LANES
     lanes)."""
     function tk_ops_per_lane(n::Integer)
-        per = 1
+        per = 8
         while per * TK_OPS_LANES < n
             per *= 2
         end

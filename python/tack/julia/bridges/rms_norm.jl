@@ -17,7 +17,7 @@ function tack_rms_norm!(y::AbstractArray{T}, x::AbstractArray{T}, w = nothing;
     be = tk_ops_backend(op, y, x)
     wv = tk_ops_vector(op, w, T, be, n, 1)
     rows == 0 && return y
-    rows32, n32 = tk_ops_sizes(op, max(length(x) + 512 * n, TK_OPS_LANES * rows), rows, n)
+    rows32, n32 = tk_ops_sizes(op, max(length(x) + 512 * n + 8 * TK_OPS_LANES, TK_OPS_LANES * rows), rows, n)
     args = (x, wv, y, rows32, n32, tk_ops_float(T)(eps))
     if !workgroups
         tk_ops_launch!(tk_ops_kernel(TK_RMS_NORM_KERNELS, op, (:rows, T, 0)), be, rows, args...)

@@ -19,7 +19,7 @@ function tk_softmax_run!(op::Symbol, y::AbstractArray{T}, x::AbstractArray{T}, d
     rows = length(x) ÷ n
     # a row's last lane may index up to TK_OPS_LANES * per past its start (the Python wrapper's
     # bound)
-    total = max(length(x) + 512 * n, TK_OPS_LANES * rows)
+    total = max(length(x) + 512 * n + 8 * TK_OPS_LANES, TK_OPS_LANES * rows)
     rows32, n32, inner32 = tk_ops_sizes(op, total, rows, n, inner)
     flag = Int32(want_log)
     if inner > 1
