@@ -925,7 +925,7 @@ end
 TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_8b70788f)) = 256  # norms.py:161
 
 # Tack kernel `_layer_long`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__layer_long_c6b258c2(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:213
+@kernel function tk__layer_long_9983216f(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:213
     tk_gi = @index(Global, Linear)  # norms.py:213
     tk_li = @index(Local, Linear)  # norms.py:213
     tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:213
@@ -935,6 +935,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_8b70788f)) = 256  # n
     lane = @private Int32 (1,)  # norms.py:213
     base = @private Int32 (1,)  # norms.py:213
     c = @private Int32 (1,)  # norms.py:213
+    v = @private Int32 (1,)  # norms.py:213
     tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:213
     tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:213
     tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:213
@@ -949,10 +950,12 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_8b70788f)) = 256  # n
     local tk_v_start3::Int64 = zero(Int64)  # norms.py:213
     local tk_v_cse1::Int32 = zero(Int32)  # norms.py:213
     local tk_v_cse2::Int32 = zero(Int32)  # norms.py:213
+    local tk_f1::Int32 = zero(Int32)  # norms.py:213
     r[1] = Int32(0)  # norms.py:213
     lane[1] = Int32(0)  # norms.py:213
     base[1] = Int32(0)  # norms.py:213
     c[1] = Int32(0)  # norms.py:213
+    v[1] = Int32(0)  # norms.py:213
     tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:213
     tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:213
     tk_v_group_tree_result3[1] = 0.0f0  # norms.py:213
@@ -967,12 +970,17 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_8b70788f)) = 256  # n
     lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:216
     base[1] = r[1] * n  # norms.py:217
     s = 0.0f0  # norms.py:218
-    tk_v_start3 = lane[1] % Int64  # norms.py:219
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:219
+    tk_v_start3 = (lane[1] * Int32(8)) % Int64  # norms.py:219
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # norms.py:219
     if UInt32(0) < tk_v_trips1  # norms.py:219
         for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:219
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:219
-            s = s + x[((base[1] + c[1]) % Int64) + 1]  # norms.py:220
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(2048))) % Int32  # norms.py:219
+            KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # norms.py:220
+                v[1] = tk_f1  # norms.py:220
+                if (c[1] + v[1]) < n  # norms.py:221
+                    s = s + x[(((base[1] + c[1]) + v[1]) % Int64) + 1]  # norms.py:222
+                end
+            end
         end
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -1009,17 +1017,23 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_8b70788f)) = 256  # n
     local tk_v_trips4::UInt32 = zero(UInt32)  # reductions.py:30
     local tk_v_k5::UInt32 = zero(UInt32)  # reductions.py:30
     local tk_v_start6::Int64 = zero(Int64)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:221
-    q = 0.0f0  # norms.py:222
-    tk_v_start6 = lane[1] % Int64  # norms.py:223
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:223
-    if UInt32(0) < tk_v_trips4  # norms.py:223
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:223
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:223
-            d = x[((base[1] + c[1]) % Int64) + 1] - mu[1]  # norms.py:224
-            q = fma(d, d, q)  # norms.py:225
+    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:223
+    q = 0.0f0  # norms.py:224
+    tk_v_start6 = (lane[1] * Int32(8)) % Int64  # norms.py:225
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # norms.py:225
+    if UInt32(0) < tk_v_trips4  # norms.py:225
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:225
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(2048))) % Int32  # norms.py:225
+            KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:226
+                v[1] = tk_f2  # norms.py:226
+                if (c[1] + v[1]) < n  # norms.py:227
+                    d = x[(((base[1] + c[1]) + v[1]) % Int64) + 1] - mu[1]  # norms.py:228
+                    q = fma(d, d, q)  # norms.py:229
+                end
+            end
         end
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -1058,22 +1072,22 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_8b70788f)) = 256  # n
     local tk_v_cse7::Int64 = zero(Int64)  # reductions.py:30
     tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
     tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:226
-    tk_v_start9 = lane[1] % Int64  # norms.py:227
-    tk_v_trips7 = div((max((n % Int64) - tk_v_start9, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:227
-    if UInt32(0) < tk_v_trips7  # norms.py:227
-        for outer tk_v_k8 in UInt32(0):(tk_v_trips7 - UInt32(1))  # norms.py:227
-            c[1] = (tk_v_start9 + ((tk_v_k8 % Int64) * Int64(256))) % Int32  # norms.py:227
-            tk_v_cse7 = (base[1] + c[1]) % Int64  # norms.py:228
-            y[tk_v_cse7 + 1] = fma((x[tk_v_cse7 + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:228
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:230
+    tk_v_start9 = lane[1] % Int64  # norms.py:231
+    tk_v_trips7 = div((max((n % Int64) - tk_v_start9, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:231
+    if UInt32(0) < tk_v_trips7  # norms.py:231
+        for outer tk_v_k8 in UInt32(0):(tk_v_trips7 - UInt32(1))  # norms.py:231
+            c[1] = (tk_v_start9 + ((tk_v_k8 % Int64) * Int64(256))) % Int32  # norms.py:231
+            tk_v_cse7 = (base[1] + c[1]) % Int64  # norms.py:232
+            y[tk_v_cse7 + 1] = fma((x[tk_v_cse7 + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:232
         end
     end
-    if lane[1] == Int32(0)  # norms.py:229
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:230
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:231
+    if lane[1] == Int32(0)  # norms.py:233
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:234
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:235
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_c6b258c2)) = 256  # norms.py:213
+TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_9983216f)) = 256  # norms.py:213
 
 # Tack kernel `_layer_rows`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
 @kernel function tk__layer_rows_d20b9d73(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:30
@@ -1891,7 +1905,7 @@ end
 TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_3a25f851)) = 256  # norms.py:161
 
 # Tack kernel `_layer_long`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk__layer_long_23ca56ca(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:213
+@kernel function tk__layer_long_f3225a29(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:213
     tk_gi = @index(Global, Linear)  # norms.py:213
     tk_li = @index(Local, Linear)  # norms.py:213
     tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:213
@@ -1901,6 +1915,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_3a25f851)) = 256  # n
     lane = @private Int32 (1,)  # norms.py:213
     base = @private Int32 (1,)  # norms.py:213
     c = @private Int32 (1,)  # norms.py:213
+    v = @private Int32 (1,)  # norms.py:213
     tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:213
     tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:213
     tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:213
@@ -1915,10 +1930,12 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_3a25f851)) = 256  # n
     local tk_v_start3::Int64 = zero(Int64)  # norms.py:213
     local tk_v_cse1::Int32 = zero(Int32)  # norms.py:213
     local tk_v_cse2::Int32 = zero(Int32)  # norms.py:213
+    local tk_f1::Int32 = zero(Int32)  # norms.py:213
     r[1] = Int32(0)  # norms.py:213
     lane[1] = Int32(0)  # norms.py:213
     base[1] = Int32(0)  # norms.py:213
     c[1] = Int32(0)  # norms.py:213
+    v[1] = Int32(0)  # norms.py:213
     tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:213
     tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:213
     tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:213
@@ -1933,12 +1950,17 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_3a25f851)) = 256  # n
     lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:216
     base[1] = r[1] * n  # norms.py:217
     s = Float64(0.0)  # norms.py:218
-    tk_v_start3 = lane[1] % Int64  # norms.py:219
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:219
+    tk_v_start3 = (lane[1] * Int32(8)) % Int64  # norms.py:219
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # norms.py:219
     if UInt32(0) < tk_v_trips1  # norms.py:219
         for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:219
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:219
-            s = s + x[((base[1] + c[1]) % Int64) + 1]  # norms.py:220
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(2048))) % Int32  # norms.py:219
+            KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # norms.py:220
+                v[1] = tk_f1  # norms.py:220
+                if (c[1] + v[1]) < n  # norms.py:221
+                    s = s + x[(((base[1] + c[1]) + v[1]) % Int64) + 1]  # norms.py:222
+                end
+            end
         end
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -1975,17 +1997,23 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_3a25f851)) = 256  # n
     local tk_v_trips4::UInt32 = zero(UInt32)  # reductions.py:30
     local tk_v_k5::UInt32 = zero(UInt32)  # reductions.py:30
     local tk_v_start6::Int64 = zero(Int64)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:221
-    q = Float64(0.0)  # norms.py:222
-    tk_v_start6 = lane[1] % Int64  # norms.py:223
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:223
-    if UInt32(0) < tk_v_trips4  # norms.py:223
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:223
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:223
-            d = x[((base[1] + c[1]) % Int64) + 1] - mu[1]  # norms.py:224
-            q = fma(d, d, q)  # norms.py:225
+    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:223
+    q = Float64(0.0)  # norms.py:224
+    tk_v_start6 = (lane[1] * Int32(8)) % Int64  # norms.py:225
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # norms.py:225
+    if UInt32(0) < tk_v_trips4  # norms.py:225
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:225
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(2048))) % Int32  # norms.py:225
+            KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:226
+                v[1] = tk_f2  # norms.py:226
+                if (c[1] + v[1]) < n  # norms.py:227
+                    d = x[(((base[1] + c[1]) + v[1]) % Int64) + 1] - mu[1]  # norms.py:228
+                    q = fma(d, d, q)  # norms.py:229
+                end
+            end
         end
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -2024,22 +2052,22 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_3a25f851)) = 256  # n
     local tk_v_cse7::Int64 = zero(Int64)  # reductions.py:30
     tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
     tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:226
-    tk_v_start9 = lane[1] % Int64  # norms.py:227
-    tk_v_trips7 = div((max((n % Int64) - tk_v_start9, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:227
-    if UInt32(0) < tk_v_trips7  # norms.py:227
-        for outer tk_v_k8 in UInt32(0):(tk_v_trips7 - UInt32(1))  # norms.py:227
-            c[1] = (tk_v_start9 + ((tk_v_k8 % Int64) * Int64(256))) % Int32  # norms.py:227
-            tk_v_cse7 = (base[1] + c[1]) % Int64  # norms.py:228
-            y[tk_v_cse7 + 1] = fma((x[tk_v_cse7 + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:228
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:230
+    tk_v_start9 = lane[1] % Int64  # norms.py:231
+    tk_v_trips7 = div((max((n % Int64) - tk_v_start9, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:231
+    if UInt32(0) < tk_v_trips7  # norms.py:231
+        for outer tk_v_k8 in UInt32(0):(tk_v_trips7 - UInt32(1))  # norms.py:231
+            c[1] = (tk_v_start9 + ((tk_v_k8 % Int64) * Int64(256))) % Int32  # norms.py:231
+            tk_v_cse7 = (base[1] + c[1]) % Int64  # norms.py:232
+            y[tk_v_cse7 + 1] = fma((x[tk_v_cse7 + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:232
         end
     end
-    if lane[1] == Int32(0)  # norms.py:229
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:230
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:231
+    if lane[1] == Int32(0)  # norms.py:233
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:234
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:235
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_23ca56ca)) = 256  # norms.py:213
+TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_f3225a29)) = 256  # norms.py:213
 
 # Tack kernel `_layer_rows`, specialization (x: f16[?], w: f16[?], b: f16[?], y: f16[?], mean: f16[?], rstd: f16[?], rows: i32, n: i32, eps: f32)
 @kernel function tk__layer_rows_3064047d(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:30
@@ -2857,7 +2885,7 @@ end
 TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_07c89fbe)) = 256  # norms.py:161
 
 # Tack kernel `_layer_long`, specialization (x: f16[?], w: f16[?], b: f16[?], y: f16[?], mean: f16[?], rstd: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__layer_long_ba61d135(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:213
+@kernel function tk__layer_long_49915b8d(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:213
     tk_gi = @index(Global, Linear)  # norms.py:213
     tk_li = @index(Local, Linear)  # norms.py:213
     tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # norms.py:213
@@ -2867,6 +2895,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_07c89fbe)) = 256  # n
     lane = @private Int32 (1,)  # norms.py:213
     base = @private Int32 (1,)  # norms.py:213
     c = @private Int32 (1,)  # norms.py:213
+    v = @private Int32 (1,)  # norms.py:213
     tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:213
     tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:213
     tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:213
@@ -2881,10 +2910,12 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_07c89fbe)) = 256  # n
     local tk_v_start3::Int64 = zero(Int64)  # norms.py:213
     local tk_v_cse1::Int32 = zero(Int32)  # norms.py:213
     local tk_v_cse2::Int32 = zero(Int32)  # norms.py:213
+    local tk_f1::Int32 = zero(Int32)  # norms.py:213
     r[1] = Int32(0)  # norms.py:213
     lane[1] = Int32(0)  # norms.py:213
     base[1] = Int32(0)  # norms.py:213
     c[1] = Int32(0)  # norms.py:213
+    v[1] = Int32(0)  # norms.py:213
     tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:213
     tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:213
     tk_v_group_tree_result3[1] = 0.0f0  # norms.py:213
@@ -2899,12 +2930,17 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_07c89fbe)) = 256  # n
     lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:216
     base[1] = r[1] * n  # norms.py:217
     s = 0.0f0  # norms.py:218
-    tk_v_start3 = lane[1] % Int64  # norms.py:219
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:219
+    tk_v_start3 = (lane[1] * Int32(8)) % Int64  # norms.py:219
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # norms.py:219
     if UInt32(0) < tk_v_trips1  # norms.py:219
         for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:219
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:219
-            s = s + Float32(x[((base[1] + c[1]) % Int64) + 1])  # norms.py:220
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(2048))) % Int32  # norms.py:219
+            KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # norms.py:220
+                v[1] = tk_f1  # norms.py:220
+                if (c[1] + v[1]) < n  # norms.py:221
+                    s = s + Float32(x[(((base[1] + c[1]) + v[1]) % Int64) + 1])  # norms.py:222
+                end
+            end
         end
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -2941,17 +2977,23 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_07c89fbe)) = 256  # n
     local tk_v_trips4::UInt32 = zero(UInt32)  # reductions.py:30
     local tk_v_k5::UInt32 = zero(UInt32)  # reductions.py:30
     local tk_v_start6::Int64 = zero(Int64)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
-    mu[1] = tk_v_group_reduce_f32_ret2 / Float32(n)  # norms.py:221
-    q = 0.0f0  # norms.py:222
-    tk_v_start6 = lane[1] % Int64  # norms.py:223
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:223
-    if UInt32(0) < tk_v_trips4  # norms.py:223
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:223
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:223
-            d = Float32(x[((base[1] + c[1]) % Int64) + 1]) - mu[1]  # norms.py:224
-            q = fma(d, d, q)  # norms.py:225
+    mu[1] = tk_v_group_reduce_f32_ret2 / Float32(n)  # norms.py:223
+    q = 0.0f0  # norms.py:224
+    tk_v_start6 = (lane[1] * Int32(8)) % Int64  # norms.py:225
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # norms.py:225
+    if UInt32(0) < tk_v_trips4  # norms.py:225
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:225
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(2048))) % Int32  # norms.py:225
+            KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:226
+                v[1] = tk_f2  # norms.py:226
+                if (c[1] + v[1]) < n  # norms.py:227
+                    d = Float32(x[(((base[1] + c[1]) + v[1]) % Int64) + 1]) - mu[1]  # norms.py:228
+                    q = fma(d, d, q)  # norms.py:229
+                end
+            end
         end
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -2990,22 +3032,22 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_07c89fbe)) = 256  # n
     local tk_v_cse7::Int64 = zero(Int64)  # reductions.py:30
     tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret11 = tk_v_group_tree_ret15  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret11 / Float32(n)) + eps)  # norms.py:226
-    tk_v_start9 = lane[1] % Int64  # norms.py:227
-    tk_v_trips7 = div((max((n % Int64) - tk_v_start9, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:227
-    if UInt32(0) < tk_v_trips7  # norms.py:227
-        for outer tk_v_k8 in UInt32(0):(tk_v_trips7 - UInt32(1))  # norms.py:227
-            c[1] = (tk_v_start9 + ((tk_v_k8 % Int64) * Int64(256))) % Int32  # norms.py:227
-            tk_v_cse7 = (base[1] + c[1]) % Int64  # norms.py:228
-            y[tk_v_cse7 + 1] = Float16(fma((Float32(x[tk_v_cse7 + 1]) - mu[1]) * tk_v_inv, Float32(w[(c[1] % Int64) + 1]), Float32(b[(c[1] % Int64) + 1])))  # norms.py:228
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret11 / Float32(n)) + eps)  # norms.py:230
+    tk_v_start9 = lane[1] % Int64  # norms.py:231
+    tk_v_trips7 = div((max((n % Int64) - tk_v_start9, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:231
+    if UInt32(0) < tk_v_trips7  # norms.py:231
+        for outer tk_v_k8 in UInt32(0):(tk_v_trips7 - UInt32(1))  # norms.py:231
+            c[1] = (tk_v_start9 + ((tk_v_k8 % Int64) * Int64(256))) % Int32  # norms.py:231
+            tk_v_cse7 = (base[1] + c[1]) % Int64  # norms.py:232
+            y[tk_v_cse7 + 1] = Float16(fma((Float32(x[tk_v_cse7 + 1]) - mu[1]) * tk_v_inv, Float32(w[(c[1] % Int64) + 1]), Float32(b[(c[1] % Int64) + 1])))  # norms.py:232
         end
     end
-    if lane[1] == Int32(0)  # norms.py:229
-        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:230
-        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:231
+    if lane[1] == Int32(0)  # norms.py:233
+        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:234
+        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:235
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_ba61d135)) = 256  # norms.py:213
+TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_49915b8d)) = 256  # norms.py:213
 
 # layer_norm's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_LAYER_NORM_KERNELS)
@@ -3014,17 +3056,17 @@ if !isdefined(@__MODULE__, :TK_LAYER_NORM_KERNELS)
         (:cached, Float32, 8) => tk_layer_norm_cached_31b28514,
         (:cached, Float32, 16) => tk_layer_norm_cached_367f4e64,
         (:cached, Float32, 32) => tk_layer_norm_cached_8b70788f,
-        (:long, Float32, 0) => tk__layer_long_c6b258c2,
+        (:long, Float32, 0) => tk__layer_long_9983216f,
         (:rows, Float64, 0) => tk__layer_rows_d20b9d73,
         (:cached, Float64, 8) => tk_layer_norm_cached_134d0f7a,
         (:cached, Float64, 16) => tk_layer_norm_cached_9004a07d,
         (:cached, Float64, 32) => tk_layer_norm_cached_3a25f851,
-        (:long, Float64, 0) => tk__layer_long_23ca56ca,
+        (:long, Float64, 0) => tk__layer_long_f3225a29,
         (:rows, Float16, 0) => tk__layer_rows_3064047d,
         (:cached, Float16, 8) => tk_layer_norm_cached_43bb79da,
         (:cached, Float16, 16) => tk_layer_norm_cached_39fae16d,
         (:cached, Float16, 32) => tk_layer_norm_cached_07c89fbe,
-        (:long, Float16, 0) => tk__layer_long_ba61d135,
+        (:long, Float16, 0) => tk__layer_long_49915b8d,
     )
 end
 

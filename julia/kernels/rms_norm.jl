@@ -693,48 +693,53 @@ end
 TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_d2c62c8e)) = 256  # norms.py:193
 
 # Tack kernel `_rms_long`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__rms_long_057b2104(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:235
-    tk_gi = @index(Global, Linear)  # norms.py:235
-    tk_li = @index(Local, Linear)  # norms.py:235
-    tk_v_group_reduce_smem3 = @localmem Float32 (256,)  # norms.py:235
-    tk_u = @localmem Bool (1,)  # norms.py:235
-    lane = @private Int32 (1,)  # norms.py:235
-    base = @private Int32 (1,)  # norms.py:235
-    c = @private Int32 (1,)  # norms.py:235
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:235
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:235
-    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:235
-    local t::Int32 = zero(Int32)  # norms.py:235
-    local r::Int32 = zero(Int32)  # norms.py:235
-    local q::Float32 = zero(Float32)  # norms.py:235
-    local tk_v_keep_v1::Float32 = zero(Float32)  # norms.py:235
-    local tk_v_keep_ret2::Float32 = zero(Float32)  # norms.py:235
-    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:235
-    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:235
-    local tk_v_start3::Int64 = zero(Int64)  # norms.py:235
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:235
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:235
-    lane[1] = Int32(0)  # norms.py:235
-    base[1] = Int32(0)  # norms.py:235
-    c[1] = Int32(0)  # norms.py:235
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:235
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:235
-    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:235
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:236
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:237
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:237
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:237
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:238
-    base[1] = r * n  # norms.py:239
-    q = 0.0f0  # norms.py:240
-    tk_v_start3 = lane[1] % Int64  # norms.py:241
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:241
-    if UInt32(0) < tk_v_trips1  # norms.py:241
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:241
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:241
-            tk_v_keep_v1 = x[((base[1] + c[1]) % Int64) + 1]  # norms.py:242
-            tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
-            q = fma(tk_v_keep_ret2, x[((base[1] + c[1]) % Int64) + 1], q)  # norms.py:242
+@kernel function tk__rms_long_9c835f54(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:239
+    tk_gi = @index(Global, Linear)  # norms.py:239
+    tk_li = @index(Local, Linear)  # norms.py:239
+    tk_v_group_reduce_smem3 = @localmem Float32 (256,)  # norms.py:239
+    tk_u = @localmem Bool (1,)  # norms.py:239
+    lane = @private Int32 (1,)  # norms.py:239
+    base = @private Int32 (1,)  # norms.py:239
+    c = @private Int32 (1,)  # norms.py:239
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:239
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:239
+    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:239
+    local t::Int32 = zero(Int32)  # norms.py:239
+    local r::Int32 = zero(Int32)  # norms.py:239
+    local q::Float32 = zero(Float32)  # norms.py:239
+    local v::Int32 = zero(Int32)  # norms.py:239
+    local tk_v_keep_v1::Float32 = zero(Float32)  # norms.py:239
+    local tk_v_keep_ret2::Float32 = zero(Float32)  # norms.py:239
+    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:239
+    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:239
+    local tk_v_start3::Int64 = zero(Int64)  # norms.py:239
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:239
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:239
+    lane[1] = Int32(0)  # norms.py:239
+    base[1] = Int32(0)  # norms.py:239
+    c[1] = Int32(0)  # norms.py:239
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:239
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:239
+    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:239
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:240
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:241
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:241
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:241
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:242
+    base[1] = r * n  # norms.py:243
+    q = 0.0f0  # norms.py:244
+    tk_v_start3 = (lane[1] * Int32(8)) % Int64  # norms.py:245
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # norms.py:245
+    if UInt32(0) < tk_v_trips1  # norms.py:245
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:245
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(2048))) % Int32  # norms.py:245
+            KernelAbstractions.Extras.@unroll for outer v in Int32(0):Int32(7)  # norms.py:246
+                if (c[1] + v) < n  # norms.py:247
+                    tk_v_keep_v1 = x[(((base[1] + c[1]) + v) % Int64) + 1]  # norms.py:248
+                    tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
+                    q = fma(tk_v_keep_ret2, x[(((base[1] + c[1]) + v) % Int64) + 1], q)  # norms.py:248
+                end
+            end
         end
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -773,18 +778,18 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_d2c62c8e)) = 256  # nor
     local tk_v_cse5::Int64 = zero(Int64)  # reductions.py:30
     tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
     tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret4 / Float32(n)) + eps)  # norms.py:243
-    tk_v_start6 = lane[1] % Int64  # norms.py:244
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:244
-    if UInt32(0) < tk_v_trips4  # norms.py:244
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:244
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:244
-            tk_v_cse5 = (base[1] + c[1]) % Int64  # norms.py:245
-            y[tk_v_cse5 + 1] = (x[tk_v_cse5 + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:245
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret4 / Float32(n)) + eps)  # norms.py:249
+    tk_v_start6 = lane[1] % Int64  # norms.py:250
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:250
+    if UInt32(0) < tk_v_trips4  # norms.py:250
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:250
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:250
+            tk_v_cse5 = (base[1] + c[1]) % Int64  # norms.py:251
+            y[tk_v_cse5 + 1] = (x[tk_v_cse5 + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:251
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_057b2104)) = 256  # norms.py:235
+TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_9c835f54)) = 256  # norms.py:239
 
 # Tack kernel `_rms_rows`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
 @kernel function tk__rms_rows_f90aae50(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:42
@@ -1370,48 +1375,53 @@ end
 TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_9cc8ae40)) = 256  # norms.py:193
 
 # Tack kernel `_rms_long`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk__rms_long_c8946a76(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:235
-    tk_gi = @index(Global, Linear)  # norms.py:235
-    tk_li = @index(Local, Linear)  # norms.py:235
-    tk_v_group_reduce_smem3 = @localmem Float64 (256,)  # norms.py:235
-    tk_u = @localmem Bool (1,)  # norms.py:235
-    lane = @private Int32 (1,)  # norms.py:235
-    base = @private Int32 (1,)  # norms.py:235
-    c = @private Int32 (1,)  # norms.py:235
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:235
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:235
-    tk_v_group_tree_result5 = @private Float64 (1,)  # norms.py:235
-    local t::Int32 = zero(Int32)  # norms.py:235
-    local r::Int32 = zero(Int32)  # norms.py:235
-    local q::Float64 = zero(Float64)  # norms.py:235
-    local tk_v_keep_v1::Float64 = zero(Float64)  # norms.py:235
-    local tk_v_keep_ret2::Float64 = zero(Float64)  # norms.py:235
-    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:235
-    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:235
-    local tk_v_start3::Int64 = zero(Int64)  # norms.py:235
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:235
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:235
-    lane[1] = Int32(0)  # norms.py:235
-    base[1] = Int32(0)  # norms.py:235
-    c[1] = Int32(0)  # norms.py:235
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:235
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:235
-    tk_v_group_tree_result5[1] = Float64(0.0)  # norms.py:235
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:236
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:237
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:237
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:237
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:238
-    base[1] = r * n  # norms.py:239
-    q = Float64(0.0)  # norms.py:240
-    tk_v_start3 = lane[1] % Int64  # norms.py:241
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:241
-    if UInt32(0) < tk_v_trips1  # norms.py:241
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:241
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:241
-            tk_v_keep_v1 = x[((base[1] + c[1]) % Int64) + 1]  # norms.py:242
-            tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
-            q = fma(tk_v_keep_ret2, x[((base[1] + c[1]) % Int64) + 1], q)  # norms.py:242
+@kernel function tk__rms_long_d3c58c44(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:239
+    tk_gi = @index(Global, Linear)  # norms.py:239
+    tk_li = @index(Local, Linear)  # norms.py:239
+    tk_v_group_reduce_smem3 = @localmem Float64 (256,)  # norms.py:239
+    tk_u = @localmem Bool (1,)  # norms.py:239
+    lane = @private Int32 (1,)  # norms.py:239
+    base = @private Int32 (1,)  # norms.py:239
+    c = @private Int32 (1,)  # norms.py:239
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:239
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:239
+    tk_v_group_tree_result5 = @private Float64 (1,)  # norms.py:239
+    local t::Int32 = zero(Int32)  # norms.py:239
+    local r::Int32 = zero(Int32)  # norms.py:239
+    local q::Float64 = zero(Float64)  # norms.py:239
+    local v::Int32 = zero(Int32)  # norms.py:239
+    local tk_v_keep_v1::Float64 = zero(Float64)  # norms.py:239
+    local tk_v_keep_ret2::Float64 = zero(Float64)  # norms.py:239
+    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:239
+    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:239
+    local tk_v_start3::Int64 = zero(Int64)  # norms.py:239
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:239
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:239
+    lane[1] = Int32(0)  # norms.py:239
+    base[1] = Int32(0)  # norms.py:239
+    c[1] = Int32(0)  # norms.py:239
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:239
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:239
+    tk_v_group_tree_result5[1] = Float64(0.0)  # norms.py:239
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:240
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:241
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:241
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:241
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:242
+    base[1] = r * n  # norms.py:243
+    q = Float64(0.0)  # norms.py:244
+    tk_v_start3 = (lane[1] * Int32(8)) % Int64  # norms.py:245
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # norms.py:245
+    if UInt32(0) < tk_v_trips1  # norms.py:245
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:245
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(2048))) % Int32  # norms.py:245
+            KernelAbstractions.Extras.@unroll for outer v in Int32(0):Int32(7)  # norms.py:246
+                if (c[1] + v) < n  # norms.py:247
+                    tk_v_keep_v1 = x[(((base[1] + c[1]) + v) % Int64) + 1]  # norms.py:248
+                    tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
+                    q = fma(tk_v_keep_ret2, x[(((base[1] + c[1]) + v) % Int64) + 1], q)  # norms.py:248
+                end
+            end
         end
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -1450,18 +1460,18 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_9cc8ae40)) = 256  # nor
     local tk_v_cse5::Int64 = zero(Int64)  # reductions.py:30
     tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
     tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret4 / Float64(n)) + eps)  # norms.py:243
-    tk_v_start6 = lane[1] % Int64  # norms.py:244
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:244
-    if UInt32(0) < tk_v_trips4  # norms.py:244
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:244
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:244
-            tk_v_cse5 = (base[1] + c[1]) % Int64  # norms.py:245
-            y[tk_v_cse5 + 1] = (x[tk_v_cse5 + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:245
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret4 / Float64(n)) + eps)  # norms.py:249
+    tk_v_start6 = lane[1] % Int64  # norms.py:250
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:250
+    if UInt32(0) < tk_v_trips4  # norms.py:250
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:250
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:250
+            tk_v_cse5 = (base[1] + c[1]) % Int64  # norms.py:251
+            y[tk_v_cse5 + 1] = (x[tk_v_cse5 + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:251
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_c8946a76)) = 256  # norms.py:235
+TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_d3c58c44)) = 256  # norms.py:239
 
 # Tack kernel `_rms_rows`, specialization (x: f16[?], w: f16[?], y: f16[?], rows: i32, n: i32, eps: f32)
 @kernel function tk__rms_rows_8f5f94f2(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:42
@@ -2047,48 +2057,53 @@ end
 TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_cfb57896)) = 256  # norms.py:193
 
 # Tack kernel `_rms_long`, specialization (x: f16[?], w: f16[?], y: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__rms_long_041563eb(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:235
-    tk_gi = @index(Global, Linear)  # norms.py:235
-    tk_li = @index(Local, Linear)  # norms.py:235
-    tk_v_group_reduce_f32_smem3 = @localmem Float32 (256,)  # norms.py:235
-    tk_u = @localmem Bool (1,)  # norms.py:235
-    lane = @private Int32 (1,)  # norms.py:235
-    base = @private Int32 (1,)  # norms.py:235
-    c = @private Int32 (1,)  # norms.py:235
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:235
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:235
-    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:235
-    local t::Int32 = zero(Int32)  # norms.py:235
-    local r::Int32 = zero(Int32)  # norms.py:235
-    local q::Float32 = zero(Float32)  # norms.py:235
-    local tk_v_to_f32_v1::Float16 = zero(Float16)  # norms.py:235
-    local tk_v_to_f32_ret2::Float32 = zero(Float32)  # norms.py:235
-    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:235
-    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:235
-    local tk_v_start3::Int64 = zero(Int64)  # norms.py:235
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:235
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:235
-    lane[1] = Int32(0)  # norms.py:235
-    base[1] = Int32(0)  # norms.py:235
-    c[1] = Int32(0)  # norms.py:235
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:235
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:235
-    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:235
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:236
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:237
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:237
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:237
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:238
-    base[1] = r * n  # norms.py:239
-    q = 0.0f0  # norms.py:240
-    tk_v_start3 = lane[1] % Int64  # norms.py:241
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:241
-    if UInt32(0) < tk_v_trips1  # norms.py:241
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:241
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:241
-            tk_v_to_f32_v1 = x[((base[1] + c[1]) % Int64) + 1]  # norms.py:242
-            tk_v_to_f32_ret2 = Float32(tk_v_to_f32_v1)  # _wide.py:23
-            q = fma(tk_v_to_f32_ret2, Float32(x[((base[1] + c[1]) % Int64) + 1]), q)  # norms.py:242
+@kernel function tk__rms_long_f3af5fd9(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:239
+    tk_gi = @index(Global, Linear)  # norms.py:239
+    tk_li = @index(Local, Linear)  # norms.py:239
+    tk_v_group_reduce_f32_smem3 = @localmem Float32 (256,)  # norms.py:239
+    tk_u = @localmem Bool (1,)  # norms.py:239
+    lane = @private Int32 (1,)  # norms.py:239
+    base = @private Int32 (1,)  # norms.py:239
+    c = @private Int32 (1,)  # norms.py:239
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:239
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:239
+    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:239
+    local t::Int32 = zero(Int32)  # norms.py:239
+    local r::Int32 = zero(Int32)  # norms.py:239
+    local q::Float32 = zero(Float32)  # norms.py:239
+    local v::Int32 = zero(Int32)  # norms.py:239
+    local tk_v_to_f32_v1::Float16 = zero(Float16)  # norms.py:239
+    local tk_v_to_f32_ret2::Float32 = zero(Float32)  # norms.py:239
+    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:239
+    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:239
+    local tk_v_start3::Int64 = zero(Int64)  # norms.py:239
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:239
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:239
+    lane[1] = Int32(0)  # norms.py:239
+    base[1] = Int32(0)  # norms.py:239
+    c[1] = Int32(0)  # norms.py:239
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:239
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:239
+    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:239
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:240
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:241
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:241
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:241
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:242
+    base[1] = r * n  # norms.py:243
+    q = 0.0f0  # norms.py:244
+    tk_v_start3 = (lane[1] * Int32(8)) % Int64  # norms.py:245
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # norms.py:245
+    if UInt32(0) < tk_v_trips1  # norms.py:245
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:245
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(2048))) % Int32  # norms.py:245
+            KernelAbstractions.Extras.@unroll for outer v in Int32(0):Int32(7)  # norms.py:246
+                if (c[1] + v) < n  # norms.py:247
+                    tk_v_to_f32_v1 = x[(((base[1] + c[1]) + v) % Int64) + 1]  # norms.py:248
+                    tk_v_to_f32_ret2 = Float32(tk_v_to_f32_v1)  # _wide.py:23
+                    q = fma(tk_v_to_f32_ret2, Float32(x[(((base[1] + c[1]) + v) % Int64) + 1]), q)  # norms.py:248
+                end
+            end
         end
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -2127,18 +2142,18 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_cfb57896)) = 256  # nor
     local tk_v_cse5::Int64 = zero(Int64)  # reductions.py:30
     tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret4 = tk_v_group_tree_ret8  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret4 / Float32(n)) + eps)  # norms.py:243
-    tk_v_start6 = lane[1] % Int64  # norms.py:244
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:244
-    if UInt32(0) < tk_v_trips4  # norms.py:244
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:244
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:244
-            tk_v_cse5 = (base[1] + c[1]) % Int64  # norms.py:245
-            y[tk_v_cse5 + 1] = Float16((Float32(x[tk_v_cse5 + 1]) * tk_v_inv) * Float32(w[(c[1] % Int64) + 1]))  # norms.py:245
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret4 / Float32(n)) + eps)  # norms.py:249
+    tk_v_start6 = lane[1] % Int64  # norms.py:250
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:250
+    if UInt32(0) < tk_v_trips4  # norms.py:250
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:250
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:250
+            tk_v_cse5 = (base[1] + c[1]) % Int64  # norms.py:251
+            y[tk_v_cse5 + 1] = Float16((Float32(x[tk_v_cse5 + 1]) * tk_v_inv) * Float32(w[(c[1] % Int64) + 1]))  # norms.py:251
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_041563eb)) = 256  # norms.py:235
+TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_f3af5fd9)) = 256  # norms.py:239
 
 # rms_norm's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_RMS_NORM_KERNELS)
@@ -2147,17 +2162,17 @@ if !isdefined(@__MODULE__, :TK_RMS_NORM_KERNELS)
         (:cached, Float32, 8) => tk_rms_norm_cached_fff5e268,
         (:cached, Float32, 16) => tk_rms_norm_cached_be8a6550,
         (:cached, Float32, 32) => tk_rms_norm_cached_d2c62c8e,
-        (:long, Float32, 0) => tk__rms_long_057b2104,
+        (:long, Float32, 0) => tk__rms_long_9c835f54,
         (:rows, Float64, 0) => tk__rms_rows_f90aae50,
         (:cached, Float64, 8) => tk_rms_norm_cached_401bac7c,
         (:cached, Float64, 16) => tk_rms_norm_cached_43bee351,
         (:cached, Float64, 32) => tk_rms_norm_cached_9cc8ae40,
-        (:long, Float64, 0) => tk__rms_long_c8946a76,
+        (:long, Float64, 0) => tk__rms_long_d3c58c44,
         (:rows, Float16, 0) => tk__rms_rows_8f5f94f2,
         (:cached, Float16, 8) => tk_rms_norm_cached_34d8521f,
         (:cached, Float16, 16) => tk_rms_norm_cached_83ff5e1c,
         (:cached, Float16, 32) => tk_rms_norm_cached_cfb57896,
-        (:long, Float16, 0) => tk__rms_long_041563eb,
+        (:long, Float16, 0) => tk__rms_long_f3af5fd9,
     )
 end
 

@@ -216,13 +216,17 @@ def _layer_long(x, w, b, y, mean, rstd, rows, n, eps, reduce):
         lane = thread_id()
         base = r * n
         s = f32(0.0)
-        for c in range(lane, n, 256):
-            s += x[base + c]
+        for c in range(lane * STEP, n, 256 * STEP):  # the one-read kernel's order
+            for v in unroll(range(STEP)):
+                if c + v < n:
+                    s += x[base + c + v]
         mu = reduce(x, s, add) / n
         q = f32(0.0)
-        for c in range(lane, n, 256):
-            d = x[base + c] - mu
-            q += d * d
+        for c in range(lane * STEP, n, 256 * STEP):
+            for v in unroll(range(STEP)):
+                if c + v < n:
+                    d = x[base + c + v] - mu
+                    q += d * d
         inv = 1.0 / sqrt(reduce(x, q, add) / n + eps)  # noqa: F821
         for c in range(lane, n, 256):
             y[base + c] = (x[base + c] - mu) * inv * w[c] + b[c]
@@ -238,8 +242,10 @@ def _rms_long(x, w, y, rows, n, eps, reduce, wide):
         lane = thread_id()
         base = r * n
         q = f32(0.0)
-        for c in range(lane, n, 256):
-            q += wide(x[base + c]) * x[base + c]
+        for c in range(lane * STEP, n, 256 * STEP):  # the one-read kernel's order
+            for v in unroll(range(STEP)):
+                if c + v < n:
+                    q += wide(x[base + c + v]) * x[base + c + v]
         inv = 1.0 / sqrt(reduce(x, q, add) / n + eps)  # noqa: F821
         for c in range(lane, n, 256):
             y[base + c] = x[base + c] * inv * w[c]

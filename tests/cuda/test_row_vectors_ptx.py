@@ -1,0 +1,80 @@
+"""The one-read row kernels of tack.ops (softmax, layer_norm, rms_norm) in PTX, checked without a
+GPU: a lane takes 8 consecutive elements a step, and where the row length is a multiple of 8
+the NVPTX printer's aligned entry (render/llvm/ptx.py, `emit_aligned`) lets LLVM merge each
+step's accesses into 16-byte ones: per step one `ld.global.v4.b32` of a half row (two of an
+f32 row) for x, weight and bias, and one `st.global.v4.b32` (two) for the result. A length
+that is not a multiple of 8 takes no aligned entry (scalar accesses only); where `ptxas` is
+installed, the kernels assemble for sm_90 without spilling."""
+import functools
+import importlib
+import re
+import subprocess
+
+import pytest
+import tack
+from tack.compiler import specialize
+from tack.ops import _wide
+from tack.toolchain.nvptx import compile_ptx
+
+from tests.cuda.ptxas import PTXAS
+
+SM = importlib.import_module("tack.ops.softmax")  # tack.ops.softmax the attribute is the function
+NM = importlib.import_module("tack.ops.norms")
+
+
+@pytest.fixture(autouse=True)
+def cpu():
+    tack.set_default_device("cpu")  # specialization only: nothing runs
+    yield
+
+
+@functools.cache
+def _ptx(op: str, dtype, n: int) -> str:
+    x, y = tack.zeros((2, n), dtype), tack.zeros((2, n), dtype)
+    w, st = tack.zeros((n,), dtype), tack.zeros((2,), dtype)
+    per, start = SM._per_lane(n), SM.start_func(n)
+    if op == "softmax":
+        kernel, args = SM._cached(per), [x, y, 2, n, 0, *SM.cached_funcs(dtype, start)]
+    elif op == "layer_norm":
+        kernel = NM._cached(NM._layer_cached_kernel, per)
+        args = [x, w, w, y, st, st, 2, n, 1e-5, start, *_wide.funcs(dtype, "reduce")]
+    else:
+        kernel = NM._cached(NM._rms_cached_kernel, per)
+        args = [x, w, y, 2, n, 1e-5, start, *_wide.funcs(dtype, "reduce", "wide")]
+    return compile_ptx(specialize(kernel, args), "sm_90").ptx
+
+
+def _count(pattern: str, ptx: str) -> int:
+    return len(re.findall(pattern, ptx))
+
+
+READS = {"softmax": 1, "layer_norm": 3, "rms_norm": 2}  # arrays read per element: x, w, b
+
+
+@pytest.mark.parametrize("op", list(READS))
+@pytest.mark.parametrize("dtype", [tack.bf16, tack.f16, tack.f32], ids=lambda d: d.name)
+def test_aligned_steps_are_16_byte_accesses(op, dtype):
+    n = 8192  # 32 elements a lane: 4 steps of 8
+    ptx = _ptx(op, dtype, n)
+    words = 8 * dtype.bits // 128  # 16-byte accesses per step of 8 elements
+    assert _count(r"ld\.global\.v4\.b32", ptx) == 4 * READS[op] * words
+    assert _count(r"st\.global\.v4\.b32", ptx) == 4 * words
+
+
+@pytest.mark.parametrize("op", list(READS))
+def test_a_length_off_the_step_has_scalar_accesses_only(op):
+    ptx = _ptx(op, tack.bf16, 8191)
+    assert _count(r"\.global\.v\d", ptx) == 0
+    assert _count(r"ld\.global\.b16", ptx) > 0
+
+
+@pytest.mark.skipif(PTXAS is None, reason="ptxas is not installed")
+@pytest.mark.parametrize("op, dtype", [("softmax", tack.bf16), ("layer_norm", tack.f32)],
+                         ids=str)
+def test_ptxas_assembles_them_without_spills(tmp_path, op, dtype):
+    src = tmp_path / "rows.ptx"
+    src.write_text(_ptx(op, dtype, 8192))
+    run = subprocess.run([PTXAS, "-arch=sm_90", "-v", str(src), "-o", str(tmp_path / "o")],
+                         capture_output=True, text=True, check=True)
+    assert "0 bytes spill stores, 0 bytes spill loads" in run.stderr, run.stderr
+    assert "bytes stack frame" in run.stderr and ".local" not in _ptx(op, dtype, 8192)
