@@ -9,9 +9,11 @@ reciprocal standard deviation (one kernel, three outputs). f16 and bf16 rows run
 kernels with an f32 mean and variance (`_wide`), each output rounded once.
 
 In deterministic mode (docs/numerics.md) the portable kernels add as the workgroup kernels do
-(`_layer_lanes`, `_rms_lanes`): element c of a row into lane c % 256, each lane in index order
-from 0, the lanes by the workgroup tree (`softmax.lane_tree`), so the CPU engine's bits are the
-simulator's, CUDA's and Julia's."""
+(`_layer_lanes`, `_rms_lanes`): element c of a row into lane (c // 8) % 256, each lane in
+index order from 0, the lanes by the workgroup tree (`softmax.lane_tree`), so the CPU engine's
+bits are the simulator's, CUDA's and Julia's. A workgroup lane takes 8 consecutive elements at
+a time, as softmax's (ops/softmax.py: 16-byte accesses through the NVPTX aligned entry, x,
+weight, bias and the result alike); the long-row kernels add in the same order."""
 from __future__ import annotations
 
 from ..constants import constant

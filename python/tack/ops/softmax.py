@@ -10,8 +10,17 @@ vectorizes (the builtin `exp` of f32 is `tack.lib.expf.exp_f32` on the CPU, plai
 Another axis runs one (outer, inner) column per iteration, neighbouring iterations reading
 neighbouring addresses.
 
+A lane of a workgroup kernel takes `STEP` = 8 consecutive elements at a time (elements
+(lane + 256 k) * 8 + v): a step's loads and stores are neighbours, which the NVPTX printer's
+aligned entry (render/llvm/ptx.py, `emit_aligned`) lets LLVM merge into 16-byte accesses where
+every array starts 16 bytes aligned and the row's start is provably a multiple of 8
+(`row_start_wide`, chosen by `start_func` where n is a multiple of 8: `r * (n // 8) * 8`, which
+passes/divisibility.py sees); otherwise the same kernel has plain accesses, the same results.
+A whole step is plain loads and stores (`take`, `put`), the partial step at a row's end
+guarded element by element.
+
 One sum order (docs/numerics.md, "The same bits"): a row's exps are added as the one-read
-workgroup kernel adds them, element c into lane c % 256, each lane in index order from 0, the
+workgroup kernel adds them, element c into lane (c // 8) % 256, each lane in index order from 0, the
 256 lanes combined by the workgroup tree; the portable kernel does the same with 256
 accumulators (`lane_exp_sum`, `lane_tree`), so a row of up to 256 * 32 elements has the same
 bits on the CPU engine as on the simulator (and as a GPU's where its exp is the same). The
@@ -145,7 +154,7 @@ def lane_tree(acc, live):
 @func
 def lane_exp_sum(x, out, base, n, m, stash):
     """sum over c < n of exp(x[base + c] - m) in the workgroup kernels' order: element c into
-    lane c % 256, each lane adding its elements in index order from 0, the lanes combined by
+    lane (c // STEP) % 256, each lane adding its elements in index order from 0, the lanes by
     `lane_tree`; in x's dtype. Each exp goes to `stash(out, base + c, e)`."""
     acc = local_array_like(x, LANES)
     return lane_sum(acc, x, out, base, n, m, stash)

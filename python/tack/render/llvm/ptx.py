@@ -8,7 +8,10 @@
   zext(tid.x)` (widened BEFORE the multiply: no wrap at 2^32 threads), guards `t < n` and calls
   the CPU renderer's `alwaysinline` body. A block is one workgroup (`ir.ops.WORKGROUP` = 256
   threads). Cheap elementwise kernels run `per_thread` consecutive indices per thread
-  (passes/coarsen.py). Scalar bool parameters travel as one byte (`i8`, truncated to `i1`);
+  (passes/coarsen.py); a kernel whose unrolled loops access provably aligned groups of
+  neighbouring elements (passes/divisibility.py, `aligned_access_bytes`) gets the aligned entry
+  (`emit_aligned`: the body twice, with 16-byte aligned arrays or not, tested once).
+  Scalar bool parameters travel as one byte (`i8`, truncated to `i1`);
 - math through libdevice (`__nv_expf`, `__nv_sin`, ...; float `%` is `__nv_fmodf`), as each
   builtin's registry entry says (builtins/functions.py), except ops that NVPTX lowers to exact
   instructions (`llvm.sqrt` → `sqrt.rn`, floor/ceil/trunc → `cvt.rmi/rpi/rzi`,
