@@ -2,8 +2,8 @@
 GPU: a lane takes 8 consecutive elements a step, and where the row length is a multiple of 8
 the NVPTX printer's aligned entry (render/llvm/ptx.py, `emit_aligned`) lets LLVM merge each
 step's accesses into 16-byte ones: per step one `ld.global.v4.b32` of a half row (two of an
-f32 row) for x, weight and bias, and one `st.global.v4.b32` (two) for the result. A length
-that is not a multiple of 8 takes no aligned entry (scalar accesses only); where `ptxas` is
+f32 row) for x, weight and bias, and one `st.global.v4.b32` (two) for the result. Rows of a
+length that is not a multiple of 8 are accessed element by element; where `ptxas` is
 installed, the kernels assemble for sm_90 without spilling."""
 import functools
 import importlib
@@ -62,10 +62,13 @@ def test_aligned_steps_are_16_byte_accesses(op, dtype):
 
 
 @pytest.mark.parametrize("op", list(READS))
-def test_a_length_off_the_step_has_scalar_accesses_only(op):
+def test_a_length_off_the_step_reads_and_writes_its_rows_by_element(op):
+    """n = 8191: a row starts anywhere, so x and the result are accessed element by element;
+    weight and bias, indexed from their own start, still take 16 bytes a step."""
     ptx = _ptx(op, tack.bf16, 8191)
-    assert _count(r"\.global\.v\d", ptx) == 0
-    assert _count(r"ld\.global\.b16", ptx) > 0
+    assert _count(r"ld\.global\.v4\.b32", ptx) == 4 * (READS[op] - 1)
+    assert _count(r"st\.global\.v\d", ptx) == 0
+    assert _count(r"ld\.global\.b16", ptx) > 0 and _count(r"st\.global\.b16", ptx) > 0
 
 
 @pytest.mark.skipif(PTXAS is None, reason="ptxas is not installed")

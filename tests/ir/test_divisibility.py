@@ -1,14 +1,17 @@
 """passes/divisibility.py: the powers of two it proves divide an expression, rule by rule, checked
 against every value the expression takes (Python integers, two's complement wrapping), and the
-locals' facts over a kernel's assignments and loops, cycles included."""
+locals' facts over a kernel's assignments and loops, cycles included; the aligned groups of
+neighbouring accesses that the NVPTX printer's aligned entry looks for."""
 import itertools
 
 import pytest
+import tack
 from tack import dtypes as dt
+from tack.compiler import specialize
 from tack.ir import nodes as N
 from tack.ir.nodes import Expr
 from tack.ir.ops import Op
-from tack.passes.divisibility import CAP, divisor, local_divisors
+from tack.passes.divisibility import CAP, aligned_access_bytes, divisor, local_divisors
 
 LOC = N.Loc("k.py", 1, 1, 1, 2)
 I32, I64 = dt.i32, dt.i64
@@ -83,3 +86,41 @@ def test_locals_over_assignments_loops_and_cycles():
     ]
     k = N.KernelIR("k", [], body, {}, LOC)
     assert local_divisors(k) == {"a": 8, "k": 1, "b": 16, "d": 8, "e": 1}
+
+
+@tack.kernel
+def _steps(x, y, n, stride):
+    for i in range(n):
+        for v in tack.unroll(range(8)):  # a group of 8 neighbours from a multiple of 8
+            y[i * 8 + v] = x[i * 8 + v]
+
+
+@tack.kernel
+def _narrow_steps(x, y, n, stride):
+    for i in range(n):
+        for v in tack.unroll(range(8)):  # from a multiple of 4 only: groups of 4
+            y[i * 4 + v] = x[i * 4 + v]
+
+
+@tack.kernel
+def _runtime_stride(x, y, n, stride):
+    for i in range(n):
+        for v in tack.unroll(range(8)):  # a stride passed in: nothing is known
+            y[i * stride + v] = x[i * stride + v]
+
+
+@tack.kernel
+def _no_groups(x, y, n, stride):
+    for i in range(n):
+        y[i * 8] = x[i * 8]  # aligned, but one element: nothing to merge
+
+
+@pytest.mark.parametrize("kernel, dtype, want", [
+    (_steps, tack.f16, 16), (_steps, tack.f32, 16), (_steps, tack.f64, 16),
+    (_narrow_steps, tack.f16, 8), (_narrow_steps, tack.f32, 16),
+    (_runtime_stride, tack.f32, 1), (_no_groups, tack.f64, 1)],
+    ids=lambda v: getattr(v, "name", str(v)))
+def test_aligned_access_bytes(kernel, dtype, want):
+    tack.set_default_device("cpu")  # specialization only: nothing runs
+    k = specialize(kernel, [tack.zeros(64, dtype), tack.zeros(64, dtype), 4, 8])
+    assert aligned_access_bytes(k) == want

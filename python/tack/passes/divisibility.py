@@ -89,11 +89,16 @@ def _strip(e: Expr) -> Expr:
     return e
 
 
-def _group(index: Expr, env: dict[str, int], unrolled: dict[str, int]) -> int:
+def _group(index: Expr, env: dict[str, int], unrolled: dict[str, int], once: dict) -> int:
     """How many elements from an access's index on are provably one aligned group: for
     `a + v`, v the variable of a fully unrolled loop over range(0, u) (its u copies access u
-    consecutive elements), min(divisor(a), u); 1 for any other index."""
+    consecutive elements), min(divisor(a), u); 1 for any other index. A local assigned once
+    (`once`: a common subexpression, an inlined function's parameter) stands for its value."""
     e = _strip(index)
+    for _ in range(8):
+        if e.op is not Op.VAR or e.arg not in once:
+            break
+        e = _strip(once[e.arg])
     if e.op is Op.ADD:
         for a, v in (e.args, e.args[::-1]):
             v = _strip(v)
@@ -107,8 +112,15 @@ def aligned_access_bytes(k: KernelIR, cap: int = 16) -> int:
     to an array parameter of `k` reads or writes at an offset from the array's start that is
     a multiple of the group's size (`_group`): what a vector access could take once the array
     itself is that aligned (render/llvm/ptx.py's aligned entry). 1 when no group of two or more
-    elements is known."""
+    elements is known. A performance decision only: whether an access is merged, and how, is
+    LLVM's own proof on the IR it is given, so a group found here that LLVM cannot prove costs
+    code size, never a result."""
     env = local_divisors(k)
+    defs: dict[str, list] = {}
+    for st in iter_stmts(k.body):
+        if isinstance(st, N.Assign):
+            defs.setdefault(st.name, []).append(st.value)
+    once = {name: values[0] for name, values in defs.items() if len(values) == 1}
     unrolled = {st.var: int(st.stop.arg) for st in iter_stmts(k.body)
                 if isinstance(st, N.For) and st.unroll == "full" and _is_const(st.start, 0)
                 and _is_const(st.stop) and (st.step is None or _is_const(st.step, 1))}
@@ -117,5 +129,5 @@ def aligned_access_bytes(k: KernelIR, cap: int = 16) -> int:
                 if isinstance(st, N.Store) and st.array in size]
     accesses += [(e.arg, e.args[0]) for st in iter_stmts(k.body) for e in stmt_exprs(st)
                  if e.op is Op.LOAD and e.arg in size]
-    groups = [(_group(index, env, unrolled), size[name]) for name, index in accesses]
+    groups = [(_group(index, env, unrolled, once), size[name]) for name, index in accesses]
     return min(max([g * b for g, b in groups if g > 1], default=1), cap)
