@@ -110,77 +110,77 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_rows`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__rows_3242957a(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:199
-    tk_gi = @index(Global, Linear)  # softmax.py:199
-    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:199
-    tk_v_lane_exp_sum_acc25 = TackRuntime.tk_private(Float32, Val(256))  # softmax.py:199
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:199
-    local r::Int32 = zero(Int32)  # softmax.py:199
-    local base::Int32 = zero(Int32)  # softmax.py:199
-    local tk_v_row_fold_p2::Int32 = zero(Int32)  # softmax.py:199
-    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # softmax.py:199
-    local tk_v_first_ret9::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_larger_acc10::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_larger_v11::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_larger_ret12::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_larger_acc13::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_larger_v14::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_larger_ret15::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_larger_a16::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_larger_b17::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_larger_ret18::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_larger_a19::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_larger_b20::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_larger_ret21::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_larger_a22::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_larger_b23::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_larger_ret24::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_fold_lanes_ret8::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_row_fold_ret4::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_row_max_ret1::Float32 = zero(Float32)  # softmax.py:199
-    local m::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_lane_sum_live31::Int32 = zero(Int32)  # softmax.py:199
-    local tk_v_lane_sum_j30::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_lane_sum_c27::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_lane_sum_end29::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_lane_sum_v32::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_shifted_v35::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_shifted_ret36::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_lane_sum_e28::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_stash_i37::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_lane_sum_whole33::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_shifted_v38::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_shifted_ret39::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_stash_i40::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_shifted_v41::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_shifted_ret42::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_stash_i43::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_lane_tree_s45::Int32 = zero(Int32)  # softmax.py:199
-    local tk_v_lane_tree_i44::Int32 = zero(Int32)  # softmax.py:199
-    local tk_v_lane_tree_ret46::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_lane_sum_ret34::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_lane_exp_sum_ret26::Float32 = zero(Float32)  # softmax.py:199
-    local s::Float32 = zero(Float32)  # softmax.py:199
-    local ls::Float32 = zero(Float32)  # softmax.py:199
-    local c::Int32 = zero(Int32)  # softmax.py:199
-    local tk_v_shifted_v47::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_shifted_ret48::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_inv::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_fetch_i49::Int32 = zero(Int32)  # softmax.py:199
-    local tk_v_fetch_ret50::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:199
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:199
-    local tk_v_cse3::Int32 = zero(Int32)  # softmax.py:199
-    local tk_v_cse4::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_cse5::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_cse6::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:199
-    local tk_v_cse8::Int32 = zero(Int32)  # softmax.py:199
-    if tk_t < tk_n  # softmax.py:199
-        r = tk_t % Int32  # softmax.py:200
-        base = r * n  # softmax.py:201
+@kernel function tk__rows_f59c2f04(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:173
+    tk_gi = @index(Global, Linear)  # softmax.py:173
+    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:173
+    tk_v_lane_exp_sum_acc25 = TackRuntime.tk_private(Float32, Val(256))  # softmax.py:173
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:173
+    local r::Int32 = zero(Int32)  # softmax.py:173
+    local base::Int32 = zero(Int32)  # softmax.py:173
+    local tk_v_row_fold_p2::Int32 = zero(Int32)  # softmax.py:173
+    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # softmax.py:173
+    local tk_v_first_ret9::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_larger_acc10::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_larger_v11::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_larger_ret12::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_larger_acc13::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_larger_v14::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_larger_ret15::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_larger_a16::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_larger_b17::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_larger_ret18::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_larger_a19::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_larger_b20::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_larger_ret21::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_larger_a22::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_larger_b23::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_larger_ret24::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_fold_lanes_ret8::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_row_fold_ret4::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_row_max_ret1::Float32 = zero(Float32)  # softmax.py:173
+    local m::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_lane_sum_live31::Int32 = zero(Int32)  # softmax.py:173
+    local tk_v_lane_sum_j30::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_lane_sum_c27::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_lane_sum_end29::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_lane_sum_v32::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_shifted_v35::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_shifted_ret36::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_lane_sum_e28::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_stash_i37::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_lane_sum_whole33::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_shifted_v38::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_shifted_ret39::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_stash_i40::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_shifted_v41::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_shifted_ret42::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_stash_i43::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_lane_tree_s45::Int32 = zero(Int32)  # softmax.py:173
+    local tk_v_lane_tree_i44::Int32 = zero(Int32)  # softmax.py:173
+    local tk_v_lane_tree_ret46::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_lane_sum_ret34::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_lane_exp_sum_ret26::Float32 = zero(Float32)  # softmax.py:173
+    local s::Float32 = zero(Float32)  # softmax.py:173
+    local ls::Float32 = zero(Float32)  # softmax.py:173
+    local c::Int32 = zero(Int32)  # softmax.py:173
+    local tk_v_shifted_v47::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_shifted_ret48::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_inv::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_fetch_i49::Int32 = zero(Int32)  # softmax.py:173
+    local tk_v_fetch_ret50::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:173
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:173
+    local tk_v_cse3::Int32 = zero(Int32)  # softmax.py:173
+    local tk_v_cse4::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_cse5::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_cse6::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:173
+    local tk_v_cse8::Int32 = zero(Int32)  # softmax.py:173
+    if tk_t < tk_n  # softmax.py:173
+        r = tk_t % Int32  # softmax.py:174
+        base = r * n  # softmax.py:175
         tk_v_row_fold_p2 = Int32(0)  # _rowsum.py:101
         KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:41
             tk_v_first_ret9 = x[(base % Int64) + 1]  # _rowsum.py:66
@@ -222,98 +222,98 @@ end
         tk_v_fold_lanes_ret8 = tk_v_larger_ret24  # _rowsum.py:56
         tk_v_row_fold_ret4 = tk_v_fold_lanes_ret8  # _rowsum.py:28
         tk_v_row_max_ret1 = tk_v_row_fold_ret4  # _rowsum.py:101
-        m = tk_v_row_max_ret1  # softmax.py:202
-        tk_v_cse1 = (n + Int32(8)) - Int32(1)  # softmax.py:172
-        tk_v_cse2 = rem(tk_v_cse1, Int32(8))  # softmax.py:172
-        tk_v_cse3 = div(tk_v_cse1, Int32(8))  # softmax.py:172
-        tk_v_lane_sum_live31 = min(ifelse((tk_v_cse2 != Int32(0)) & (tk_v_cse2 < Int32(0)), tk_v_cse3 - Int32(1), tk_v_cse3), Int32(256))  # softmax.py:172
-        if Int64(0) < (max(tk_v_lane_sum_live31, Int32(16)) % Int64)  # softmax.py:173
-            for outer tk_v_lane_sum_j30 in Int64(0):((max(tk_v_lane_sum_live31, Int32(16)) % Int64) - Int64(1))  # softmax.py:173
-                tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = 0.0f0  # softmax.py:174
+        m = tk_v_row_max_ret1  # softmax.py:176
+        tk_v_cse1 = (n + Int32(8)) - Int32(1)  # softmax.py:146
+        tk_v_cse2 = rem(tk_v_cse1, Int32(8))  # softmax.py:146
+        tk_v_cse3 = div(tk_v_cse1, Int32(8))  # softmax.py:146
+        tk_v_lane_sum_live31 = min(ifelse((tk_v_cse2 != Int32(0)) & (tk_v_cse2 < Int32(0)), tk_v_cse3 - Int32(1), tk_v_cse3), Int32(256))  # softmax.py:146
+        if Int64(0) < (max(tk_v_lane_sum_live31, Int32(16)) % Int64)  # softmax.py:147
+            for outer tk_v_lane_sum_j30 in Int64(0):((max(tk_v_lane_sum_live31, Int32(16)) % Int64) - Int64(1))  # softmax.py:147
+                tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = 0.0f0  # softmax.py:148
             end
         end
-        tk_v_lane_sum_c27 = base % Int64  # softmax.py:175
-        tk_v_lane_sum_end29 = tk_v_lane_sum_c27 + (n % Int64)  # softmax.py:176
-        while (tk_v_lane_sum_c27 + Int64(2048)) <= tk_v_lane_sum_end29  # softmax.py:177
-            for outer tk_v_lane_sum_j30 in Int64(0):Int64(255)  # softmax.py:178
-                KernelAbstractions.Extras.@unroll for outer tk_v_lane_sum_v32 in Int64(0):Int64(7)  # softmax.py:179
-                    tk_v_shifted_v35 = x[((tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32) + 1]  # softmax.py:180
-                    tk_v_shifted_ret36 = ifelse(m == Inf32, ifelse(tk_v_shifted_v35 == m, 0.0f0, -Inf32), tk_v_shifted_v35 - m)  # softmax.py:59
-                    tk_v_lane_sum_e28 = exp(tk_v_shifted_ret36)  # softmax.py:180
-                    tk_v_stash_i37 = (tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32  # softmax.py:181
-                    out[tk_v_stash_i37 + 1] = tk_v_lane_sum_e28  # softmax.py:70
-                    tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:182
+        tk_v_lane_sum_c27 = base % Int64  # softmax.py:149
+        tk_v_lane_sum_end29 = tk_v_lane_sum_c27 + (n % Int64)  # softmax.py:150
+        while (tk_v_lane_sum_c27 + Int64(2048)) <= tk_v_lane_sum_end29  # softmax.py:151
+            for outer tk_v_lane_sum_j30 in Int64(0):Int64(255)  # softmax.py:152
+                KernelAbstractions.Extras.@unroll for outer tk_v_lane_sum_v32 in Int64(0):Int64(7)  # softmax.py:153
+                    tk_v_shifted_v35 = x[((tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32) + 1]  # softmax.py:154
+                    tk_v_shifted_ret36 = ifelse(m == Inf32, ifelse(tk_v_shifted_v35 == m, 0.0f0, -Inf32), tk_v_shifted_v35 - m)  # softmax.py:60
+                    tk_v_lane_sum_e28 = exp(tk_v_shifted_ret36)  # softmax.py:154
+                    tk_v_stash_i37 = (tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32  # softmax.py:155
+                    out[tk_v_stash_i37 + 1] = tk_v_lane_sum_e28  # softmax.py:69
+                    tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:156
                 end
             end
-            tk_v_lane_sum_c27 = tk_v_lane_sum_c27 + Int64(2048)  # softmax.py:183
+            tk_v_lane_sum_c27 = tk_v_lane_sum_c27 + Int64(2048)  # softmax.py:157
         end
-        tk_v_cse4 = tk_v_lane_sum_end29 - tk_v_lane_sum_c27  # softmax.py:184
-        tk_v_cse5 = rem(tk_v_cse4, Int64(8))  # softmax.py:184
-        tk_v_cse6 = div(tk_v_cse4, Int64(8))  # softmax.py:184
-        tk_v_lane_sum_whole33 = ifelse((tk_v_cse5 != Int64(0)) & (tk_v_cse5 < Int64(0)), tk_v_cse6 - Int64(1), tk_v_cse6)  # softmax.py:184
-        if Int64(0) < tk_v_lane_sum_whole33  # softmax.py:185
-            for outer tk_v_lane_sum_j30 in Int64(0):(tk_v_lane_sum_whole33 - Int64(1))  # softmax.py:185
-                KernelAbstractions.Extras.@unroll for outer tk_v_lane_sum_v32 in Int64(0):Int64(7)  # softmax.py:186
-                    tk_v_shifted_v38 = x[((tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32) + 1]  # softmax.py:187
-                    tk_v_shifted_ret39 = ifelse(m == Inf32, ifelse(tk_v_shifted_v38 == m, 0.0f0, -Inf32), tk_v_shifted_v38 - m)  # softmax.py:59
-                    tk_v_lane_sum_e28 = exp(tk_v_shifted_ret39)  # softmax.py:187
-                    tk_v_stash_i40 = (tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32  # softmax.py:188
-                    out[tk_v_stash_i40 + 1] = tk_v_lane_sum_e28  # softmax.py:70
-                    tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:189
+        tk_v_cse4 = tk_v_lane_sum_end29 - tk_v_lane_sum_c27  # softmax.py:158
+        tk_v_cse5 = rem(tk_v_cse4, Int64(8))  # softmax.py:158
+        tk_v_cse6 = div(tk_v_cse4, Int64(8))  # softmax.py:158
+        tk_v_lane_sum_whole33 = ifelse((tk_v_cse5 != Int64(0)) & (tk_v_cse5 < Int64(0)), tk_v_cse6 - Int64(1), tk_v_cse6)  # softmax.py:158
+        if Int64(0) < tk_v_lane_sum_whole33  # softmax.py:159
+            for outer tk_v_lane_sum_j30 in Int64(0):(tk_v_lane_sum_whole33 - Int64(1))  # softmax.py:159
+                KernelAbstractions.Extras.@unroll for outer tk_v_lane_sum_v32 in Int64(0):Int64(7)  # softmax.py:160
+                    tk_v_shifted_v38 = x[((tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32) + 1]  # softmax.py:161
+                    tk_v_shifted_ret39 = ifelse(m == Inf32, ifelse(tk_v_shifted_v38 == m, 0.0f0, -Inf32), tk_v_shifted_v38 - m)  # softmax.py:60
+                    tk_v_lane_sum_e28 = exp(tk_v_shifted_ret39)  # softmax.py:161
+                    tk_v_stash_i40 = (tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32  # softmax.py:162
+                    out[tk_v_stash_i40 + 1] = tk_v_lane_sum_e28  # softmax.py:69
+                    tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:163
                 end
             end
         end
-        tk_v_lane_sum_c27 = tk_v_lane_sum_c27 + (tk_v_lane_sum_whole33 * Int64(8))  # softmax.py:190
-        if Int64(0) < (tk_v_lane_sum_end29 - tk_v_lane_sum_c27)  # softmax.py:191
-            for outer tk_v_lane_sum_v32 in Int64(0):((tk_v_lane_sum_end29 - tk_v_lane_sum_c27) - Int64(1))  # softmax.py:191
-                tk_v_shifted_v41 = x[(tk_v_lane_sum_c27 + tk_v_lane_sum_v32) + 1]  # softmax.py:192
-                tk_v_shifted_ret42 = ifelse(m == Inf32, ifelse(tk_v_shifted_v41 == m, 0.0f0, -Inf32), tk_v_shifted_v41 - m)  # softmax.py:59
-                tk_v_lane_sum_e28 = exp(tk_v_shifted_ret42)  # softmax.py:192
-                tk_v_stash_i43 = tk_v_lane_sum_c27 + tk_v_lane_sum_v32  # softmax.py:193
-                out[tk_v_stash_i43 + 1] = tk_v_lane_sum_e28  # softmax.py:70
-                tk_v_lane_exp_sum_acc25[tk_v_lane_sum_whole33 + 1] = tk_v_lane_exp_sum_acc25[tk_v_lane_sum_whole33 + 1] + tk_v_lane_sum_e28  # softmax.py:194
+        tk_v_lane_sum_c27 = tk_v_lane_sum_c27 + (tk_v_lane_sum_whole33 * Int64(8))  # softmax.py:164
+        if Int64(0) < (tk_v_lane_sum_end29 - tk_v_lane_sum_c27)  # softmax.py:165
+            for outer tk_v_lane_sum_v32 in Int64(0):((tk_v_lane_sum_end29 - tk_v_lane_sum_c27) - Int64(1))  # softmax.py:165
+                tk_v_shifted_v41 = x[(tk_v_lane_sum_c27 + tk_v_lane_sum_v32) + 1]  # softmax.py:166
+                tk_v_shifted_ret42 = ifelse(m == Inf32, ifelse(tk_v_shifted_v41 == m, 0.0f0, -Inf32), tk_v_shifted_v41 - m)  # softmax.py:60
+                tk_v_lane_sum_e28 = exp(tk_v_shifted_ret42)  # softmax.py:166
+                tk_v_stash_i43 = tk_v_lane_sum_c27 + tk_v_lane_sum_v32  # softmax.py:167
+                out[tk_v_stash_i43 + 1] = tk_v_lane_sum_e28  # softmax.py:69
+                tk_v_lane_exp_sum_acc25[tk_v_lane_sum_whole33 + 1] = tk_v_lane_exp_sum_acc25[tk_v_lane_sum_whole33 + 1] + tk_v_lane_sum_e28  # softmax.py:168
             end
         end
-        tk_v_lane_tree_s45 = Int32(128)  # softmax.py:140
-        while tk_v_lane_tree_s45 > Int32(8)  # softmax.py:141
-            if Int32(0) < min(tk_v_lane_tree_s45, tk_v_lane_sum_live31 - tk_v_lane_tree_s45)  # softmax.py:142
-                for outer tk_v_lane_tree_i44 in Int32(0):(min(tk_v_lane_tree_s45, tk_v_lane_sum_live31 - tk_v_lane_tree_s45) - Int32(1))  # softmax.py:142
-                    tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i44 + tk_v_lane_tree_s45) % Int64) + 1]  # softmax.py:143
+        tk_v_lane_tree_s45 = Int32(128)  # softmax.py:114
+        while tk_v_lane_tree_s45 > Int32(8)  # softmax.py:115
+            if Int32(0) < min(tk_v_lane_tree_s45, tk_v_lane_sum_live31 - tk_v_lane_tree_s45)  # softmax.py:116
+                for outer tk_v_lane_tree_i44 in Int32(0):(min(tk_v_lane_tree_s45, tk_v_lane_sum_live31 - tk_v_lane_tree_s45) - Int32(1))  # softmax.py:116
+                    tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i44 + tk_v_lane_tree_s45) % Int64) + 1]  # softmax.py:117
                 end
             end
-            tk_v_cse7 = rem(tk_v_lane_tree_s45, Int32(2))  # softmax.py:144
-            tk_v_cse8 = div(tk_v_lane_tree_s45, Int32(2))  # softmax.py:144
-            tk_v_lane_tree_s45 = ifelse((tk_v_cse7 != Int32(0)) & (tk_v_cse7 < Int32(0)), tk_v_cse8 - Int32(1), tk_v_cse8)  # softmax.py:144
+            tk_v_cse7 = rem(tk_v_lane_tree_s45, Int32(2))  # softmax.py:118
+            tk_v_cse8 = div(tk_v_lane_tree_s45, Int32(2))  # softmax.py:118
+            tk_v_lane_tree_s45 = ifelse((tk_v_cse7 != Int32(0)) & (tk_v_cse7 < Int32(0)), tk_v_cse8 - Int32(1), tk_v_cse8)  # softmax.py:118
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i44 in Int32(0):Int32(7)  # softmax.py:145
-            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i44 + Int32(8)) % Int64) + 1]  # softmax.py:146
+        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i44 in Int32(0):Int32(7)  # softmax.py:119
+            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i44 + Int32(8)) % Int64) + 1]  # softmax.py:120
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i44 in Int32(0):Int32(3)  # softmax.py:147
-            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i44 + Int32(4)) % Int64) + 1]  # softmax.py:148
+        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i44 in Int32(0):Int32(3)  # softmax.py:121
+            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i44 + Int32(4)) % Int64) + 1]  # softmax.py:122
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i44 in Int32(0):Int32(1)  # softmax.py:149
-            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i44 + Int32(2)) % Int64) + 1]  # softmax.py:150
+        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i44 in Int32(0):Int32(1)  # softmax.py:123
+            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i44 + Int32(2)) % Int64) + 1]  # softmax.py:124
         end
-        tk_v_lane_tree_ret46 = tk_v_lane_exp_sum_acc25[1] + tk_v_lane_exp_sum_acc25[2]  # softmax.py:151
-        tk_v_lane_sum_ret34 = tk_v_lane_tree_ret46  # softmax.py:195
-        tk_v_lane_exp_sum_ret26 = tk_v_lane_sum_ret34  # softmax.py:160
-        s = tk_v_lane_exp_sum_ret26  # softmax.py:203
-        if want_log != Int32(0)  # softmax.py:204
-            ls = tk_log(s)  # softmax.py:205
-            if Int32(0) < n  # softmax.py:206
-                for outer c in Int32(0):(n - Int32(1))  # softmax.py:206
-                    tk_v_shifted_v47 = x[((base + c) % Int64) + 1]  # softmax.py:207
-                    tk_v_shifted_ret48 = ifelse(m == Inf32, ifelse(tk_v_shifted_v47 == m, 0.0f0, -Inf32), tk_v_shifted_v47 - m)  # softmax.py:59
-                    out[((base + c) % Int64) + 1] = tk_v_shifted_ret48 - ls  # softmax.py:207
+        tk_v_lane_tree_ret46 = tk_v_lane_exp_sum_acc25[1] + tk_v_lane_exp_sum_acc25[2]  # softmax.py:125
+        tk_v_lane_sum_ret34 = tk_v_lane_tree_ret46  # softmax.py:169
+        tk_v_lane_exp_sum_ret26 = tk_v_lane_sum_ret34  # softmax.py:134
+        s = tk_v_lane_exp_sum_ret26  # softmax.py:177
+        if want_log != Int32(0)  # softmax.py:178
+            ls = tk_log(s)  # softmax.py:179
+            if Int32(0) < n  # softmax.py:180
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:180
+                    tk_v_shifted_v47 = x[((base + c) % Int64) + 1]  # softmax.py:181
+                    tk_v_shifted_ret48 = ifelse(m == Inf32, ifelse(tk_v_shifted_v47 == m, 0.0f0, -Inf32), tk_v_shifted_v47 - m)  # softmax.py:60
+                    out[((base + c) % Int64) + 1] = tk_v_shifted_ret48 - ls  # softmax.py:181
                 end
             end
         else
-            tk_v_inv = 1.0f0 / s  # softmax.py:209
-            if Int32(0) < n  # softmax.py:210
-                for outer c in Int32(0):(n - Int32(1))  # softmax.py:210
-                    tk_v_fetch_i49 = base + c  # softmax.py:211
-                    tk_v_fetch_ret50 = out[(tk_v_fetch_i49 % Int64) + 1]  # softmax.py:81
-                    out[((base + c) % Int64) + 1] = tk_v_fetch_ret50 * tk_v_inv  # softmax.py:211
+            tk_v_inv = 1.0f0 / s  # softmax.py:183
+            if Int32(0) < n  # softmax.py:184
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:184
+                    tk_v_fetch_i49 = base + c  # softmax.py:185
+                    tk_v_fetch_ret50 = out[(tk_v_fetch_i49 % Int64) + 1]  # softmax.py:80
+                    out[((base + c) % Int64) + 1] = tk_v_fetch_ret50 * tk_v_inv  # softmax.py:185
                 end
             end
         end
@@ -321,135 +321,135 @@ end
 end
 
 # Tack kernel `_columns`, specialization (x: f32[?], out: f32[?], columns: i32, n: i32, inner: i32, want_log: i32)
-@kernel function tk__columns_791b3a9a(x::AbstractVector{Float32}, out::AbstractVector{Float32}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:232
-    tk_gi = @index(Global, Linear)  # softmax.py:232
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:232
-    local t::Int32 = zero(Int32)  # softmax.py:232
-    local base::Int32 = zero(Int32)  # softmax.py:232
-    local m::Float32 = zero(Float32)  # softmax.py:232
-    local c::Int32 = zero(Int32)  # softmax.py:232
-    local s::Float32 = zero(Float32)  # softmax.py:232
-    local tk_v_shifted_v1::Float32 = zero(Float32)  # softmax.py:232
-    local tk_v_shifted_ret2::Float32 = zero(Float32)  # softmax.py:232
-    local ls::Float32 = zero(Float32)  # softmax.py:232
-    local tk_v_shifted_v3::Float32 = zero(Float32)  # softmax.py:232
-    local tk_v_shifted_ret4::Float32 = zero(Float32)  # softmax.py:232
-    local v::Float32 = zero(Float32)  # softmax.py:232
-    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:232
-    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:232
-    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:232
-    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:232
-    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:232
-    if tk_t < tk_n  # softmax.py:232
-        t = tk_t % Int32  # softmax.py:233
-        tk_v_cse1 = inner == Int32(-1)  # softmax.py:234
-        tk_v_cse2 = inner == Int32(0)  # softmax.py:234
-        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:234
-        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:234
-        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:234
-        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:234
-        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:234
-        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:234
-        m = -Inf32  # softmax.py:235
-        if Int32(0) < n  # softmax.py:236
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:236
-                m = tk_maxnum(m, x[((base + (c * inner)) % Int64) + 1])  # softmax.py:237
+@kernel function tk__columns_70c73df0(x::AbstractVector{Float32}, out::AbstractVector{Float32}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:206
+    tk_gi = @index(Global, Linear)  # softmax.py:206
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:206
+    local t::Int32 = zero(Int32)  # softmax.py:206
+    local base::Int32 = zero(Int32)  # softmax.py:206
+    local m::Float32 = zero(Float32)  # softmax.py:206
+    local c::Int32 = zero(Int32)  # softmax.py:206
+    local s::Float32 = zero(Float32)  # softmax.py:206
+    local tk_v_shifted_v1::Float32 = zero(Float32)  # softmax.py:206
+    local tk_v_shifted_ret2::Float32 = zero(Float32)  # softmax.py:206
+    local ls::Float32 = zero(Float32)  # softmax.py:206
+    local tk_v_shifted_v3::Float32 = zero(Float32)  # softmax.py:206
+    local tk_v_shifted_ret4::Float32 = zero(Float32)  # softmax.py:206
+    local v::Float32 = zero(Float32)  # softmax.py:206
+    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:206
+    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:206
+    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:206
+    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:206
+    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:206
+    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:206
+    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:206
+    if tk_t < tk_n  # softmax.py:206
+        t = tk_t % Int32  # softmax.py:207
+        tk_v_cse1 = inner == Int32(-1)  # softmax.py:208
+        tk_v_cse2 = inner == Int32(0)  # softmax.py:208
+        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:208
+        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:208
+        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:208
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:208
+        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:208
+        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:208
+        m = -Inf32  # softmax.py:209
+        if Int32(0) < n  # softmax.py:210
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:210
+                m = tk_maxnum(m, x[((base + (c * inner)) % Int64) + 1])  # softmax.py:211
             end
         end
-        s = 0.0f0  # softmax.py:238
-        if Int32(0) < n  # softmax.py:239
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:239
-                tk_v_shifted_v1 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:240
-                tk_v_shifted_ret2 = ifelse(m == Inf32, ifelse(tk_v_shifted_v1 == m, 0.0f0, -Inf32), tk_v_shifted_v1 - m)  # softmax.py:59
-                s = s + exp(tk_v_shifted_ret2)  # softmax.py:240
+        s = 0.0f0  # softmax.py:212
+        if Int32(0) < n  # softmax.py:213
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:213
+                tk_v_shifted_v1 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:214
+                tk_v_shifted_ret2 = ifelse(m == Inf32, ifelse(tk_v_shifted_v1 == m, 0.0f0, -Inf32), tk_v_shifted_v1 - m)  # softmax.py:60
+                s = s + exp(tk_v_shifted_ret2)  # softmax.py:214
             end
         end
-        ls = tk_log(s)  # softmax.py:241
-        if Int32(0) < n  # softmax.py:242
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:242
-                tk_v_shifted_v3 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:243
-                tk_v_shifted_ret4 = ifelse(m == Inf32, ifelse(tk_v_shifted_v3 == m, 0.0f0, -Inf32), tk_v_shifted_v3 - m)  # softmax.py:59
-                v = tk_v_shifted_ret4 - ls  # softmax.py:243
-                out[((base + (c * inner)) % Int64) + 1] = (want_log != Int32(0)) ? v : exp(v)  # softmax.py:244
+        ls = tk_log(s)  # softmax.py:215
+        if Int32(0) < n  # softmax.py:216
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:216
+                tk_v_shifted_v3 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:217
+                tk_v_shifted_ret4 = ifelse(m == Inf32, ifelse(tk_v_shifted_v3 == m, 0.0f0, -Inf32), tk_v_shifted_v3 - m)  # softmax.py:60
+                v = tk_v_shifted_ret4 - ls  # softmax.py:217
+                out[((base + (c * inner)) % Int64) + 1] = (want_log != Int32(0)) ? v : exp(v)  # softmax.py:218
             end
         end
     end
 end
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_ec7d7f87(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:256
-    tk_gi = @index(Global, Linear)  # softmax.py:256
-    tk_li = @index(Local, Linear)  # softmax.py:256
-    vals = @private Float32 (8,)  # softmax.py:256
-    tk_v_group_reduce_smem7 = @localmem Float32 (256,)  # softmax.py:256
-    tk_v_group_reduce_smem18 = @localmem Float32 (256,)  # softmax.py:256
-    tk_u = @localmem Bool (2,)  # softmax.py:256
-    lane = @private Int32 (1,)  # softmax.py:256
-    base = @private Int32 (1,)  # softmax.py:256
-    m = @private Float32 (1,)  # softmax.py:256
-    k = @private Int32 (1,)  # softmax.py:256
-    c = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_result9 = @private Float32 (1,)  # softmax.py:256
-    s = @private Float32 (1,)  # softmax.py:256
-    tk_v_group_tree_tid22 = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_stride21 = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_result20 = @private Float32 (1,)  # softmax.py:256
-    local t::Int32 = zero(Int32)  # softmax.py:256
-    local r::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:256
-    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:256
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:256
-    local tk_f2::Int32 = zero(Int32)  # softmax.py:256
-    lane[1] = Int32(0)  # softmax.py:256
-    base[1] = Int32(0)  # softmax.py:256
-    m[1] = 0.0f0  # softmax.py:256
-    k[1] = Int32(0)  # softmax.py:256
-    c[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_result9[1] = 0.0f0  # softmax.py:256
-    s[1] = 0.0f0  # softmax.py:256
-    tk_v_group_tree_tid22[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_stride21[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_result20[1] = 0.0f0  # softmax.py:256
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:257
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:258
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:258
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:258
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:259
-    tk_v_row_start_ret1 = r * n  # softmax.py:93
-    base[1] = tk_v_row_start_ret1  # softmax.py:260
-    m[1] = -Inf32  # softmax.py:262
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:263
-        k[1] = tk_f1  # softmax.py:263
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:264
-        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:265
-        tk_v_take_at3 = base[1] + c[1]  # softmax.py:265
-        tk_v_take_left4 = n - c[1]  # softmax.py:265
-        tk_v_take_fill5 = -Inf32  # softmax.py:265
-        if tk_v_take_left4 >= Int32(8)  # softmax.py:114
-            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:115
-                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # softmax.py:116
+@kernel function tk_softmax_cached_c1f7d07d(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:230
+    tk_gi = @index(Global, Linear)  # softmax.py:230
+    tk_li = @index(Local, Linear)  # softmax.py:230
+    vals = @private Float32 (8,)  # softmax.py:230
+    tk_v_group_reduce_smem7 = @localmem Float32 (256,)  # softmax.py:230
+    tk_v_group_reduce_smem18 = @localmem Float32 (256,)  # softmax.py:230
+    tk_u = @localmem Bool (2,)  # softmax.py:230
+    lane = @private Int32 (1,)  # softmax.py:230
+    base = @private Int32 (1,)  # softmax.py:230
+    m = @private Float32 (1,)  # softmax.py:230
+    k = @private Int32 (1,)  # softmax.py:230
+    c = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_result9 = @private Float32 (1,)  # softmax.py:230
+    s = @private Float32 (1,)  # softmax.py:230
+    tk_v_group_tree_tid22 = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_stride21 = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_result20 = @private Float32 (1,)  # softmax.py:230
+    local t::Int32 = zero(Int32)  # softmax.py:230
+    local r::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:230
+    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:230
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:230
+    local tk_f2::Int32 = zero(Int32)  # softmax.py:230
+    lane[1] = Int32(0)  # softmax.py:230
+    base[1] = Int32(0)  # softmax.py:230
+    m[1] = 0.0f0  # softmax.py:230
+    k[1] = Int32(0)  # softmax.py:230
+    c[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_result9[1] = 0.0f0  # softmax.py:230
+    s[1] = 0.0f0  # softmax.py:230
+    tk_v_group_tree_tid22[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_stride21[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_result20[1] = 0.0f0  # softmax.py:230
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:231
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:232
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:232
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:232
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:233
+    tk_v_row_start_ret1 = r * n  # softmax.py:92
+    base[1] = tk_v_row_start_ret1  # softmax.py:234
+    m[1] = -Inf32  # softmax.py:236
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:237
+        k[1] = tk_f1  # softmax.py:237
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:238
+        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:239
+        tk_v_take_at3 = base[1] + c[1]  # softmax.py:239
+        tk_v_take_left4 = n - c[1]  # softmax.py:239
+        tk_v_take_fill5 = -Inf32  # softmax.py:239
+        if tk_v_take_left4 >= Int32(8)  # _steps.py:22
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
             end
         else
-            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:118
-                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : (-Inf32)  # softmax.py:119
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:26
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : (-Inf32)  # _steps.py:27
             end
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:266
-        k[1] = tk_f2  # softmax.py:266
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:267
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:240
+        k[1] = tk_f2  # softmax.py:240
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:241
     end
     tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -486,16 +486,16 @@ end
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
     tk_v_group_reduce_ret8 = tk_v_group_tree_ret12  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret8  # softmax.py:268
-    s[1] = 0.0f0  # softmax.py:269
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:270
-        k[1] = tk_f3  # softmax.py:270
-        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:271
-        tk_v_shifted_ret17 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v16 == m[1], 0.0f0, -Inf32), tk_v_shifted_v16 - m[1])  # softmax.py:59
-        e = exp(tk_v_shifted_ret17)  # softmax.py:271
-        s[1] = s[1] + e  # softmax.py:272
-        if !(want_log != Int32(0))  # softmax.py:273
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:70
+    m[1] = tk_v_group_reduce_ret8  # softmax.py:242
+    s[1] = 0.0f0  # softmax.py:243
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:244
+        k[1] = tk_f3  # softmax.py:244
+        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:245
+        tk_v_shifted_ret17 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v16 == m[1], 0.0f0, -Inf32), tk_v_shifted_v16 - m[1])  # softmax.py:60
+        e = exp(tk_v_shifted_ret17)  # softmax.py:245
+        s[1] = s[1] + e  # softmax.py:246
+        if !(want_log != Int32(0))  # softmax.py:247
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:69
         end
     end
     tk_v_group_tree_tid22[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -542,117 +542,117 @@ end
     local tk_f5::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret23 = tk_v_group_tree_result20[1]  # reductions.py:30
     tk_v_group_reduce_ret19 = tk_v_group_tree_ret23  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret19  # softmax.py:275
-    ls = tk_log(s[1])  # softmax.py:276
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:277
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(7)  # softmax.py:278
-        k[1] = tk_f4  # softmax.py:278
-        if want_log != Int32(0)  # softmax.py:279
-            tk_v_shifted_v27 = vals[(k[1] % Int64) + 1]  # softmax.py:280
-            tk_v_shifted_ret28 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v27 == m[1], 0.0f0, -Inf32), tk_v_shifted_v27 - m[1])  # softmax.py:59
-            vals[(k[1] % Int64) + 1] = tk_v_shifted_ret28 - ls  # softmax.py:280
+    s[1] = tk_v_group_reduce_ret19  # softmax.py:249
+    ls = tk_log(s[1])  # softmax.py:250
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:251
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(7)  # softmax.py:252
+        k[1] = tk_f4  # softmax.py:252
+        if want_log != Int32(0)  # softmax.py:253
+            tk_v_shifted_v27 = vals[(k[1] % Int64) + 1]  # softmax.py:254
+            tk_v_shifted_ret28 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v27 == m[1], 0.0f0, -Inf32), tk_v_shifted_v27 - m[1])  # softmax.py:60
+            vals[(k[1] % Int64) + 1] = tk_v_shifted_ret28 - ls  # softmax.py:254
         else
-            tk_v_fetch_ret29 = vals[(k[1] % Int64) + 1]  # softmax.py:81
-            vals[(k[1] % Int64) + 1] = tk_v_fetch_ret29 * tk_v_inv  # softmax.py:282
+            tk_v_fetch_ret29 = vals[(k[1] % Int64) + 1]  # softmax.py:80
+            vals[(k[1] % Int64) + 1] = tk_v_fetch_ret29 * tk_v_inv  # softmax.py:256
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(0)  # softmax.py:283
-        k[1] = tk_f5  # softmax.py:283
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:284
-        tk_v_put_at30 = base[1] + c[1]  # softmax.py:285
-        tk_v_put_left31 = n - c[1]  # softmax.py:285
-        tk_v_put_i32 = k[1] * Int32(8)  # softmax.py:285
-        if tk_v_put_left31 >= Int32(8)  # softmax.py:125
-            KernelAbstractions.Extras.@unroll for outer tk_v_put_v33 in Int32(0):Int32(7)  # softmax.py:126
-                out[((tk_v_put_at30 + tk_v_put_v33) % Int64) + 1] = vals[((tk_v_put_i32 + tk_v_put_v33) % Int64) + 1]  # softmax.py:127
+    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(0)  # softmax.py:257
+        k[1] = tk_f5  # softmax.py:257
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:258
+        tk_v_put_at30 = base[1] + c[1]  # softmax.py:259
+        tk_v_put_left31 = n - c[1]  # softmax.py:259
+        tk_v_put_i32 = k[1] * Int32(8)  # softmax.py:259
+        if tk_v_put_left31 >= Int32(8)  # _steps.py:33
+            KernelAbstractions.Extras.@unroll for outer tk_v_put_v33 in Int32(0):Int32(7)  # _steps.py:34
+                out[((tk_v_put_at30 + tk_v_put_v33) % Int64) + 1] = vals[((tk_v_put_i32 + tk_v_put_v33) % Int64) + 1]  # _steps.py:35
             end
         else
-            tk_v_trips1 = UInt32(8)  # softmax.py:129
-            if UInt32(0) < tk_v_trips1  # softmax.py:129
-                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:129
-                    tk_v_put_v33 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # softmax.py:129
-                    if tk_v_put_v33 < tk_v_put_left31  # softmax.py:130
-                        out[((tk_v_put_at30 + tk_v_put_v33) % Int64) + 1] = vals[((tk_v_put_i32 + tk_v_put_v33) % Int64) + 1]  # softmax.py:131
+            tk_v_trips1 = UInt32(8)  # _steps.py:37
+            if UInt32(0) < tk_v_trips1  # _steps.py:37
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # _steps.py:37
+                    tk_v_put_v33 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # _steps.py:37
+                    if tk_v_put_v33 < tk_v_put_left31  # _steps.py:38
+                        out[((tk_v_put_at30 + tk_v_put_v33) % Int64) + 1] = vals[((tk_v_put_i32 + tk_v_put_v33) % Int64) + 1]  # _steps.py:39
                     end
                 end
             end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_ec7d7f87)) = 256  # softmax.py:256
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_c1f7d07d)) = 256  # softmax.py:230
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_90656ace(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:256
-    tk_gi = @index(Global, Linear)  # softmax.py:256
-    tk_li = @index(Local, Linear)  # softmax.py:256
-    vals = @private Float32 (16,)  # softmax.py:256
-    tk_v_group_reduce_smem7 = @localmem Float32 (256,)  # softmax.py:256
-    tk_v_group_reduce_smem18 = @localmem Float32 (256,)  # softmax.py:256
-    tk_u = @localmem Bool (2,)  # softmax.py:256
-    lane = @private Int32 (1,)  # softmax.py:256
-    base = @private Int32 (1,)  # softmax.py:256
-    m = @private Float32 (1,)  # softmax.py:256
-    k = @private Int32 (1,)  # softmax.py:256
-    c = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_result9 = @private Float32 (1,)  # softmax.py:256
-    s = @private Float32 (1,)  # softmax.py:256
-    tk_v_group_tree_tid22 = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_stride21 = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_result20 = @private Float32 (1,)  # softmax.py:256
-    local t::Int32 = zero(Int32)  # softmax.py:256
-    local r::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:256
-    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:256
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:256
-    local tk_f2::Int32 = zero(Int32)  # softmax.py:256
-    lane[1] = Int32(0)  # softmax.py:256
-    base[1] = Int32(0)  # softmax.py:256
-    m[1] = 0.0f0  # softmax.py:256
-    k[1] = Int32(0)  # softmax.py:256
-    c[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_result9[1] = 0.0f0  # softmax.py:256
-    s[1] = 0.0f0  # softmax.py:256
-    tk_v_group_tree_tid22[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_stride21[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_result20[1] = 0.0f0  # softmax.py:256
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:257
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:258
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:258
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:258
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:259
-    tk_v_row_start_ret1 = r * n  # softmax.py:93
-    base[1] = tk_v_row_start_ret1  # softmax.py:260
-    m[1] = -Inf32  # softmax.py:262
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:263
-        k[1] = tk_f1  # softmax.py:263
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:264
-        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:265
-        tk_v_take_at3 = base[1] + c[1]  # softmax.py:265
-        tk_v_take_left4 = n - c[1]  # softmax.py:265
-        tk_v_take_fill5 = -Inf32  # softmax.py:265
-        if tk_v_take_left4 >= Int32(8)  # softmax.py:114
-            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:115
-                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # softmax.py:116
+@kernel function tk_softmax_cached_c3c4301f(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:230
+    tk_gi = @index(Global, Linear)  # softmax.py:230
+    tk_li = @index(Local, Linear)  # softmax.py:230
+    vals = @private Float32 (16,)  # softmax.py:230
+    tk_v_group_reduce_smem7 = @localmem Float32 (256,)  # softmax.py:230
+    tk_v_group_reduce_smem18 = @localmem Float32 (256,)  # softmax.py:230
+    tk_u = @localmem Bool (2,)  # softmax.py:230
+    lane = @private Int32 (1,)  # softmax.py:230
+    base = @private Int32 (1,)  # softmax.py:230
+    m = @private Float32 (1,)  # softmax.py:230
+    k = @private Int32 (1,)  # softmax.py:230
+    c = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_result9 = @private Float32 (1,)  # softmax.py:230
+    s = @private Float32 (1,)  # softmax.py:230
+    tk_v_group_tree_tid22 = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_stride21 = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_result20 = @private Float32 (1,)  # softmax.py:230
+    local t::Int32 = zero(Int32)  # softmax.py:230
+    local r::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:230
+    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:230
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:230
+    local tk_f2::Int32 = zero(Int32)  # softmax.py:230
+    lane[1] = Int32(0)  # softmax.py:230
+    base[1] = Int32(0)  # softmax.py:230
+    m[1] = 0.0f0  # softmax.py:230
+    k[1] = Int32(0)  # softmax.py:230
+    c[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_result9[1] = 0.0f0  # softmax.py:230
+    s[1] = 0.0f0  # softmax.py:230
+    tk_v_group_tree_tid22[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_stride21[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_result20[1] = 0.0f0  # softmax.py:230
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:231
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:232
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:232
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:232
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:233
+    tk_v_row_start_ret1 = r * n  # softmax.py:92
+    base[1] = tk_v_row_start_ret1  # softmax.py:234
+    m[1] = -Inf32  # softmax.py:236
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:237
+        k[1] = tk_f1  # softmax.py:237
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:238
+        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:239
+        tk_v_take_at3 = base[1] + c[1]  # softmax.py:239
+        tk_v_take_left4 = n - c[1]  # softmax.py:239
+        tk_v_take_fill5 = -Inf32  # softmax.py:239
+        if tk_v_take_left4 >= Int32(8)  # _steps.py:22
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
             end
         else
-            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:118
-                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : (-Inf32)  # softmax.py:119
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:26
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : (-Inf32)  # _steps.py:27
             end
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:266
-        k[1] = tk_f2  # softmax.py:266
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:267
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:240
+        k[1] = tk_f2  # softmax.py:240
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:241
     end
     tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -689,16 +689,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_ec7d7f87)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
     tk_v_group_reduce_ret8 = tk_v_group_tree_ret12  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret8  # softmax.py:268
-    s[1] = 0.0f0  # softmax.py:269
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:270
-        k[1] = tk_f3  # softmax.py:270
-        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:271
-        tk_v_shifted_ret17 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v16 == m[1], 0.0f0, -Inf32), tk_v_shifted_v16 - m[1])  # softmax.py:59
-        e = exp(tk_v_shifted_ret17)  # softmax.py:271
-        s[1] = s[1] + e  # softmax.py:272
-        if !(want_log != Int32(0))  # softmax.py:273
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:70
+    m[1] = tk_v_group_reduce_ret8  # softmax.py:242
+    s[1] = 0.0f0  # softmax.py:243
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:244
+        k[1] = tk_f3  # softmax.py:244
+        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:245
+        tk_v_shifted_ret17 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v16 == m[1], 0.0f0, -Inf32), tk_v_shifted_v16 - m[1])  # softmax.py:60
+        e = exp(tk_v_shifted_ret17)  # softmax.py:245
+        s[1] = s[1] + e  # softmax.py:246
+        if !(want_log != Int32(0))  # softmax.py:247
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:69
         end
     end
     tk_v_group_tree_tid22[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -745,117 +745,117 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_ec7d7f87)) = 256  # soft
     local tk_f5::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret23 = tk_v_group_tree_result20[1]  # reductions.py:30
     tk_v_group_reduce_ret19 = tk_v_group_tree_ret23  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret19  # softmax.py:275
-    ls = tk_log(s[1])  # softmax.py:276
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:277
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(15)  # softmax.py:278
-        k[1] = tk_f4  # softmax.py:278
-        if want_log != Int32(0)  # softmax.py:279
-            tk_v_shifted_v27 = vals[(k[1] % Int64) + 1]  # softmax.py:280
-            tk_v_shifted_ret28 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v27 == m[1], 0.0f0, -Inf32), tk_v_shifted_v27 - m[1])  # softmax.py:59
-            vals[(k[1] % Int64) + 1] = tk_v_shifted_ret28 - ls  # softmax.py:280
+    s[1] = tk_v_group_reduce_ret19  # softmax.py:249
+    ls = tk_log(s[1])  # softmax.py:250
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:251
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(15)  # softmax.py:252
+        k[1] = tk_f4  # softmax.py:252
+        if want_log != Int32(0)  # softmax.py:253
+            tk_v_shifted_v27 = vals[(k[1] % Int64) + 1]  # softmax.py:254
+            tk_v_shifted_ret28 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v27 == m[1], 0.0f0, -Inf32), tk_v_shifted_v27 - m[1])  # softmax.py:60
+            vals[(k[1] % Int64) + 1] = tk_v_shifted_ret28 - ls  # softmax.py:254
         else
-            tk_v_fetch_ret29 = vals[(k[1] % Int64) + 1]  # softmax.py:81
-            vals[(k[1] % Int64) + 1] = tk_v_fetch_ret29 * tk_v_inv  # softmax.py:282
+            tk_v_fetch_ret29 = vals[(k[1] % Int64) + 1]  # softmax.py:80
+            vals[(k[1] % Int64) + 1] = tk_v_fetch_ret29 * tk_v_inv  # softmax.py:256
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(1)  # softmax.py:283
-        k[1] = tk_f5  # softmax.py:283
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:284
-        tk_v_put_at30 = base[1] + c[1]  # softmax.py:285
-        tk_v_put_left31 = n - c[1]  # softmax.py:285
-        tk_v_put_i32 = k[1] * Int32(8)  # softmax.py:285
-        if tk_v_put_left31 >= Int32(8)  # softmax.py:125
-            KernelAbstractions.Extras.@unroll for outer tk_v_put_v33 in Int32(0):Int32(7)  # softmax.py:126
-                out[((tk_v_put_at30 + tk_v_put_v33) % Int64) + 1] = vals[((tk_v_put_i32 + tk_v_put_v33) % Int64) + 1]  # softmax.py:127
+    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(1)  # softmax.py:257
+        k[1] = tk_f5  # softmax.py:257
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:258
+        tk_v_put_at30 = base[1] + c[1]  # softmax.py:259
+        tk_v_put_left31 = n - c[1]  # softmax.py:259
+        tk_v_put_i32 = k[1] * Int32(8)  # softmax.py:259
+        if tk_v_put_left31 >= Int32(8)  # _steps.py:33
+            KernelAbstractions.Extras.@unroll for outer tk_v_put_v33 in Int32(0):Int32(7)  # _steps.py:34
+                out[((tk_v_put_at30 + tk_v_put_v33) % Int64) + 1] = vals[((tk_v_put_i32 + tk_v_put_v33) % Int64) + 1]  # _steps.py:35
             end
         else
-            tk_v_trips1 = UInt32(8)  # softmax.py:129
-            if UInt32(0) < tk_v_trips1  # softmax.py:129
-                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:129
-                    tk_v_put_v33 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # softmax.py:129
-                    if tk_v_put_v33 < tk_v_put_left31  # softmax.py:130
-                        out[((tk_v_put_at30 + tk_v_put_v33) % Int64) + 1] = vals[((tk_v_put_i32 + tk_v_put_v33) % Int64) + 1]  # softmax.py:131
+            tk_v_trips1 = UInt32(8)  # _steps.py:37
+            if UInt32(0) < tk_v_trips1  # _steps.py:37
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # _steps.py:37
+                    tk_v_put_v33 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # _steps.py:37
+                    if tk_v_put_v33 < tk_v_put_left31  # _steps.py:38
+                        out[((tk_v_put_at30 + tk_v_put_v33) % Int64) + 1] = vals[((tk_v_put_i32 + tk_v_put_v33) % Int64) + 1]  # _steps.py:39
                     end
                 end
             end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_90656ace)) = 256  # softmax.py:256
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_c3c4301f)) = 256  # softmax.py:230
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_edd9a170(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:256
-    tk_gi = @index(Global, Linear)  # softmax.py:256
-    tk_li = @index(Local, Linear)  # softmax.py:256
-    vals = @private Float32 (32,)  # softmax.py:256
-    tk_v_group_reduce_smem7 = @localmem Float32 (256,)  # softmax.py:256
-    tk_v_group_reduce_smem18 = @localmem Float32 (256,)  # softmax.py:256
-    tk_u = @localmem Bool (2,)  # softmax.py:256
-    lane = @private Int32 (1,)  # softmax.py:256
-    base = @private Int32 (1,)  # softmax.py:256
-    m = @private Float32 (1,)  # softmax.py:256
-    k = @private Int32 (1,)  # softmax.py:256
-    c = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_result9 = @private Float32 (1,)  # softmax.py:256
-    s = @private Float32 (1,)  # softmax.py:256
-    tk_v_group_tree_tid22 = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_stride21 = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_result20 = @private Float32 (1,)  # softmax.py:256
-    local t::Int32 = zero(Int32)  # softmax.py:256
-    local r::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:256
-    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:256
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:256
-    local tk_f2::Int32 = zero(Int32)  # softmax.py:256
-    lane[1] = Int32(0)  # softmax.py:256
-    base[1] = Int32(0)  # softmax.py:256
-    m[1] = 0.0f0  # softmax.py:256
-    k[1] = Int32(0)  # softmax.py:256
-    c[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_result9[1] = 0.0f0  # softmax.py:256
-    s[1] = 0.0f0  # softmax.py:256
-    tk_v_group_tree_tid22[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_stride21[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_result20[1] = 0.0f0  # softmax.py:256
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:257
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:258
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:258
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:258
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:259
-    tk_v_row_start_ret1 = r * n  # softmax.py:93
-    base[1] = tk_v_row_start_ret1  # softmax.py:260
-    m[1] = -Inf32  # softmax.py:262
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:263
-        k[1] = tk_f1  # softmax.py:263
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:264
-        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:265
-        tk_v_take_at3 = base[1] + c[1]  # softmax.py:265
-        tk_v_take_left4 = n - c[1]  # softmax.py:265
-        tk_v_take_fill5 = -Inf32  # softmax.py:265
-        if tk_v_take_left4 >= Int32(8)  # softmax.py:114
-            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:115
-                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # softmax.py:116
+@kernel function tk_softmax_cached_0d2a3b38(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:230
+    tk_gi = @index(Global, Linear)  # softmax.py:230
+    tk_li = @index(Local, Linear)  # softmax.py:230
+    vals = @private Float32 (32,)  # softmax.py:230
+    tk_v_group_reduce_smem7 = @localmem Float32 (256,)  # softmax.py:230
+    tk_v_group_reduce_smem18 = @localmem Float32 (256,)  # softmax.py:230
+    tk_u = @localmem Bool (2,)  # softmax.py:230
+    lane = @private Int32 (1,)  # softmax.py:230
+    base = @private Int32 (1,)  # softmax.py:230
+    m = @private Float32 (1,)  # softmax.py:230
+    k = @private Int32 (1,)  # softmax.py:230
+    c = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_result9 = @private Float32 (1,)  # softmax.py:230
+    s = @private Float32 (1,)  # softmax.py:230
+    tk_v_group_tree_tid22 = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_stride21 = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_result20 = @private Float32 (1,)  # softmax.py:230
+    local t::Int32 = zero(Int32)  # softmax.py:230
+    local r::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:230
+    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:230
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:230
+    local tk_f2::Int32 = zero(Int32)  # softmax.py:230
+    lane[1] = Int32(0)  # softmax.py:230
+    base[1] = Int32(0)  # softmax.py:230
+    m[1] = 0.0f0  # softmax.py:230
+    k[1] = Int32(0)  # softmax.py:230
+    c[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_result9[1] = 0.0f0  # softmax.py:230
+    s[1] = 0.0f0  # softmax.py:230
+    tk_v_group_tree_tid22[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_stride21[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_result20[1] = 0.0f0  # softmax.py:230
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:231
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:232
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:232
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:232
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:233
+    tk_v_row_start_ret1 = r * n  # softmax.py:92
+    base[1] = tk_v_row_start_ret1  # softmax.py:234
+    m[1] = -Inf32  # softmax.py:236
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:237
+        k[1] = tk_f1  # softmax.py:237
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:238
+        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:239
+        tk_v_take_at3 = base[1] + c[1]  # softmax.py:239
+        tk_v_take_left4 = n - c[1]  # softmax.py:239
+        tk_v_take_fill5 = -Inf32  # softmax.py:239
+        if tk_v_take_left4 >= Int32(8)  # _steps.py:22
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
             end
         else
-            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:118
-                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : (-Inf32)  # softmax.py:119
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:26
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : (-Inf32)  # _steps.py:27
             end
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:266
-        k[1] = tk_f2  # softmax.py:266
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:267
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:240
+        k[1] = tk_f2  # softmax.py:240
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:241
     end
     tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -892,16 +892,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_90656ace)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
     tk_v_group_reduce_ret8 = tk_v_group_tree_ret12  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret8  # softmax.py:268
-    s[1] = 0.0f0  # softmax.py:269
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:270
-        k[1] = tk_f3  # softmax.py:270
-        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:271
-        tk_v_shifted_ret17 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v16 == m[1], 0.0f0, -Inf32), tk_v_shifted_v16 - m[1])  # softmax.py:59
-        e = exp(tk_v_shifted_ret17)  # softmax.py:271
-        s[1] = s[1] + e  # softmax.py:272
-        if !(want_log != Int32(0))  # softmax.py:273
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:70
+    m[1] = tk_v_group_reduce_ret8  # softmax.py:242
+    s[1] = 0.0f0  # softmax.py:243
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:244
+        k[1] = tk_f3  # softmax.py:244
+        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:245
+        tk_v_shifted_ret17 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v16 == m[1], 0.0f0, -Inf32), tk_v_shifted_v16 - m[1])  # softmax.py:60
+        e = exp(tk_v_shifted_ret17)  # softmax.py:245
+        s[1] = s[1] + e  # softmax.py:246
+        if !(want_log != Int32(0))  # softmax.py:247
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:69
         end
     end
     tk_v_group_tree_tid22[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -948,106 +948,106 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_90656ace)) = 256  # soft
     local tk_f5::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret23 = tk_v_group_tree_result20[1]  # reductions.py:30
     tk_v_group_reduce_ret19 = tk_v_group_tree_ret23  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret19  # softmax.py:275
-    ls = tk_log(s[1])  # softmax.py:276
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:277
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(31)  # softmax.py:278
-        k[1] = tk_f4  # softmax.py:278
-        if want_log != Int32(0)  # softmax.py:279
-            tk_v_shifted_v27 = vals[(k[1] % Int64) + 1]  # softmax.py:280
-            tk_v_shifted_ret28 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v27 == m[1], 0.0f0, -Inf32), tk_v_shifted_v27 - m[1])  # softmax.py:59
-            vals[(k[1] % Int64) + 1] = tk_v_shifted_ret28 - ls  # softmax.py:280
+    s[1] = tk_v_group_reduce_ret19  # softmax.py:249
+    ls = tk_log(s[1])  # softmax.py:250
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:251
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(31)  # softmax.py:252
+        k[1] = tk_f4  # softmax.py:252
+        if want_log != Int32(0)  # softmax.py:253
+            tk_v_shifted_v27 = vals[(k[1] % Int64) + 1]  # softmax.py:254
+            tk_v_shifted_ret28 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v27 == m[1], 0.0f0, -Inf32), tk_v_shifted_v27 - m[1])  # softmax.py:60
+            vals[(k[1] % Int64) + 1] = tk_v_shifted_ret28 - ls  # softmax.py:254
         else
-            tk_v_fetch_ret29 = vals[(k[1] % Int64) + 1]  # softmax.py:81
-            vals[(k[1] % Int64) + 1] = tk_v_fetch_ret29 * tk_v_inv  # softmax.py:282
+            tk_v_fetch_ret29 = vals[(k[1] % Int64) + 1]  # softmax.py:80
+            vals[(k[1] % Int64) + 1] = tk_v_fetch_ret29 * tk_v_inv  # softmax.py:256
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(3)  # softmax.py:283
-        k[1] = tk_f5  # softmax.py:283
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:284
-        tk_v_put_at30 = base[1] + c[1]  # softmax.py:285
-        tk_v_put_left31 = n - c[1]  # softmax.py:285
-        tk_v_put_i32 = k[1] * Int32(8)  # softmax.py:285
-        if tk_v_put_left31 >= Int32(8)  # softmax.py:125
-            KernelAbstractions.Extras.@unroll for outer tk_v_put_v33 in Int32(0):Int32(7)  # softmax.py:126
-                out[((tk_v_put_at30 + tk_v_put_v33) % Int64) + 1] = vals[((tk_v_put_i32 + tk_v_put_v33) % Int64) + 1]  # softmax.py:127
+    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(3)  # softmax.py:257
+        k[1] = tk_f5  # softmax.py:257
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:258
+        tk_v_put_at30 = base[1] + c[1]  # softmax.py:259
+        tk_v_put_left31 = n - c[1]  # softmax.py:259
+        tk_v_put_i32 = k[1] * Int32(8)  # softmax.py:259
+        if tk_v_put_left31 >= Int32(8)  # _steps.py:33
+            KernelAbstractions.Extras.@unroll for outer tk_v_put_v33 in Int32(0):Int32(7)  # _steps.py:34
+                out[((tk_v_put_at30 + tk_v_put_v33) % Int64) + 1] = vals[((tk_v_put_i32 + tk_v_put_v33) % Int64) + 1]  # _steps.py:35
             end
         else
-            tk_v_trips1 = UInt32(8)  # softmax.py:129
-            if UInt32(0) < tk_v_trips1  # softmax.py:129
-                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:129
-                    tk_v_put_v33 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # softmax.py:129
-                    if tk_v_put_v33 < tk_v_put_left31  # softmax.py:130
-                        out[((tk_v_put_at30 + tk_v_put_v33) % Int64) + 1] = vals[((tk_v_put_i32 + tk_v_put_v33) % Int64) + 1]  # softmax.py:131
+            tk_v_trips1 = UInt32(8)  # _steps.py:37
+            if UInt32(0) < tk_v_trips1  # _steps.py:37
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # _steps.py:37
+                    tk_v_put_v33 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # _steps.py:37
+                    if tk_v_put_v33 < tk_v_put_left31  # _steps.py:38
+                        out[((tk_v_put_at30 + tk_v_put_v33) % Int64) + 1] = vals[((tk_v_put_i32 + tk_v_put_v33) % Int64) + 1]  # _steps.py:39
                     end
                 end
             end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_edd9a170)) = 256  # softmax.py:256
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_0d2a3b38)) = 256  # softmax.py:230
 
 # Tack kernel `_online`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__online_c152f95b(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:290
-    tk_gi = @index(Global, Linear)  # softmax.py:290
-    tk_li = @index(Local, Linear)  # softmax.py:290
-    tk_v_group_reduce_smem2 = @localmem Float32 (256,)  # softmax.py:290
-    tk_v_group_reduce_smem13 = @localmem Float32 (256,)  # softmax.py:290
-    tk_u = @localmem Bool (2,)  # softmax.py:290
-    lane = @private Int32 (1,)  # softmax.py:290
-    base = @private Int32 (1,)  # softmax.py:290
-    m = @private Float32 (1,)  # softmax.py:290
-    s = @private Float32 (1,)  # softmax.py:290
-    c = @private Int32 (1,)  # softmax.py:290
-    v = @private Float32 (1,)  # softmax.py:290
-    tk_v_group_tree_tid6 = @private Int32 (1,)  # softmax.py:290
-    tk_v_group_tree_stride5 = @private Int32 (1,)  # softmax.py:290
-    tk_v_group_tree_result4 = @private Float32 (1,)  # softmax.py:290
-    big = @private Float32 (1,)  # softmax.py:290
-    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:290
-    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:290
-    tk_v_group_tree_result15 = @private Float32 (1,)  # softmax.py:290
-    local t::Int32 = zero(Int32)  # softmax.py:290
-    local r::Int32 = zero(Int32)  # softmax.py:290
-    local tk_v_shifted_ret1::Float32 = zero(Float32)  # softmax.py:290
-    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:290
-    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:290
-    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:290
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:290
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:290
-    lane[1] = Int32(0)  # softmax.py:290
-    base[1] = Int32(0)  # softmax.py:290
-    m[1] = 0.0f0  # softmax.py:290
-    s[1] = 0.0f0  # softmax.py:290
-    c[1] = Int32(0)  # softmax.py:290
-    v[1] = 0.0f0  # softmax.py:290
-    tk_v_group_tree_tid6[1] = Int32(0)  # softmax.py:290
-    tk_v_group_tree_stride5[1] = Int32(0)  # softmax.py:290
-    tk_v_group_tree_result4[1] = 0.0f0  # softmax.py:290
-    big[1] = 0.0f0  # softmax.py:290
-    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:290
-    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:290
-    tk_v_group_tree_result15[1] = 0.0f0  # softmax.py:290
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:291
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:292
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:292
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:292
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:293
-    base[1] = r * n  # softmax.py:294
-    m[1] = -Inf32  # softmax.py:295
-    s[1] = 0.0f0  # softmax.py:296
-    tk_v_start3 = lane[1] % Int64  # softmax.py:297
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:297
-    if UInt32(0) < tk_v_trips1  # softmax.py:297
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:297
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # softmax.py:297
-            v[1] = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:298
-            if v[1] > m[1]  # softmax.py:299
-                s[1] = s[1] * exp(m[1] - v[1])  # softmax.py:300
-                m[1] = v[1]  # softmax.py:301
+@kernel function tk__online_7901f3b9(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:264
+    tk_gi = @index(Global, Linear)  # softmax.py:264
+    tk_li = @index(Local, Linear)  # softmax.py:264
+    tk_v_group_reduce_smem2 = @localmem Float32 (256,)  # softmax.py:264
+    tk_v_group_reduce_smem13 = @localmem Float32 (256,)  # softmax.py:264
+    tk_u = @localmem Bool (2,)  # softmax.py:264
+    lane = @private Int32 (1,)  # softmax.py:264
+    base = @private Int32 (1,)  # softmax.py:264
+    m = @private Float32 (1,)  # softmax.py:264
+    s = @private Float32 (1,)  # softmax.py:264
+    c = @private Int32 (1,)  # softmax.py:264
+    v = @private Float32 (1,)  # softmax.py:264
+    tk_v_group_tree_tid6 = @private Int32 (1,)  # softmax.py:264
+    tk_v_group_tree_stride5 = @private Int32 (1,)  # softmax.py:264
+    tk_v_group_tree_result4 = @private Float32 (1,)  # softmax.py:264
+    big = @private Float32 (1,)  # softmax.py:264
+    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:264
+    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:264
+    tk_v_group_tree_result15 = @private Float32 (1,)  # softmax.py:264
+    local t::Int32 = zero(Int32)  # softmax.py:264
+    local r::Int32 = zero(Int32)  # softmax.py:264
+    local tk_v_shifted_ret1::Float32 = zero(Float32)  # softmax.py:264
+    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:264
+    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:264
+    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:264
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:264
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:264
+    lane[1] = Int32(0)  # softmax.py:264
+    base[1] = Int32(0)  # softmax.py:264
+    m[1] = 0.0f0  # softmax.py:264
+    s[1] = 0.0f0  # softmax.py:264
+    c[1] = Int32(0)  # softmax.py:264
+    v[1] = 0.0f0  # softmax.py:264
+    tk_v_group_tree_tid6[1] = Int32(0)  # softmax.py:264
+    tk_v_group_tree_stride5[1] = Int32(0)  # softmax.py:264
+    tk_v_group_tree_result4[1] = 0.0f0  # softmax.py:264
+    big[1] = 0.0f0  # softmax.py:264
+    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:264
+    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:264
+    tk_v_group_tree_result15[1] = 0.0f0  # softmax.py:264
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:265
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:266
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:266
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:266
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:267
+    base[1] = r * n  # softmax.py:268
+    m[1] = -Inf32  # softmax.py:269
+    s[1] = 0.0f0  # softmax.py:270
+    tk_v_start3 = lane[1] % Int64  # softmax.py:271
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:271
+    if UInt32(0) < tk_v_trips1  # softmax.py:271
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:271
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # softmax.py:271
+            v[1] = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:272
+            if v[1] > m[1]  # softmax.py:273
+                s[1] = s[1] * exp(m[1] - v[1])  # softmax.py:274
+                m[1] = v[1]  # softmax.py:275
             end
-            tk_v_shifted_ret1 = ifelse(m[1] == Inf32, ifelse(v[1] == m[1], 0.0f0, -Inf32), v[1] - m[1])  # softmax.py:59
-            s[1] = s[1] + exp(tk_v_shifted_ret1)  # softmax.py:302
+            tk_v_shifted_ret1 = ifelse(m[1] == Inf32, ifelse(v[1] == m[1], 0.0f0, -Inf32), v[1] - m[1])  # softmax.py:60
+            s[1] = s[1] + exp(tk_v_shifted_ret1)  # softmax.py:276
         end
     end
     tk_v_group_tree_tid6[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -1083,9 +1083,9 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_edd9a170)) = 256  # soft
     local tk_v_group_reduce_x11::Float32 = zero(Float32)  # reductions.py:30
     tk_v_group_tree_ret7 = tk_v_group_tree_result4[1]  # reductions.py:30
     tk_v_group_reduce_ret3 = tk_v_group_tree_ret7  # reductions.py:38
-    big[1] = tk_v_group_reduce_ret3  # softmax.py:303
-    tk_v_shifted_ret12 = ifelse(big[1] == Inf32, ifelse(m[1] == big[1], 0.0f0, -Inf32), m[1] - big[1])  # softmax.py:59
-    tk_v_group_reduce_x11 = s[1] * exp(tk_v_shifted_ret12)  # softmax.py:305
+    big[1] = tk_v_group_reduce_ret3  # softmax.py:277
+    tk_v_shifted_ret12 = ifelse(big[1] == Inf32, ifelse(m[1] == big[1], 0.0f0, -Inf32), m[1] - big[1])  # softmax.py:60
+    tk_v_group_reduce_x11 = s[1] * exp(tk_v_shifted_ret12)  # softmax.py:279
     tk_v_group_tree_tid17[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1] = tk_v_group_reduce_x11  # reductions.py:20
     @synchronize()  # reductions.py:21
@@ -1123,94 +1123,94 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_edd9a170)) = 256  # soft
     local tk_v_start6::Int64 = zero(Int64)  # reductions.py:30
     tk_v_group_tree_ret18 = tk_v_group_tree_result15[1]  # reductions.py:30
     tk_v_group_reduce_ret14 = tk_v_group_tree_ret18  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret14  # softmax.py:305
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:306
-    tk_v_start6 = lane[1] % Int64  # softmax.py:307
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:307
-    if UInt32(0) < tk_v_trips4  # softmax.py:307
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # softmax.py:307
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # softmax.py:307
-            tk_v_shifted_v22 = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:308
-            tk_v_shifted_ret23 = ifelse(big[1] == Inf32, ifelse(tk_v_shifted_v22 == big[1], 0.0f0, -Inf32), tk_v_shifted_v22 - big[1])  # softmax.py:59
-            v[1] = tk_v_shifted_ret23  # softmax.py:308
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (v[1] - tk_log(s[1])) : (exp(v[1]) * tk_v_inv)  # softmax.py:309
+    s[1] = tk_v_group_reduce_ret14  # softmax.py:279
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:280
+    tk_v_start6 = lane[1] % Int64  # softmax.py:281
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:281
+    if UInt32(0) < tk_v_trips4  # softmax.py:281
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # softmax.py:281
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # softmax.py:281
+            tk_v_shifted_v22 = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:282
+            tk_v_shifted_ret23 = ifelse(big[1] == Inf32, ifelse(tk_v_shifted_v22 == big[1], 0.0f0, -Inf32), tk_v_shifted_v22 - big[1])  # softmax.py:60
+            v[1] = tk_v_shifted_ret23  # softmax.py:282
+            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (v[1] - tk_log(s[1])) : (exp(v[1]) * tk_v_inv)  # softmax.py:283
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__online_c152f95b)) = 256  # softmax.py:290
+TackRuntime.tk_workgroupsize(::typeof(tk__online_7901f3b9)) = 256  # softmax.py:264
 
 # Tack kernel `_rows`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__rows_505d9e26(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:199
-    tk_gi = @index(Global, Linear)  # softmax.py:199
-    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float64, Val(8))  # softmax.py:199
-    tk_v_lane_exp_sum_acc25 = TackRuntime.tk_private(Float64, Val(256))  # softmax.py:199
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:199
-    local r::Int32 = zero(Int32)  # softmax.py:199
-    local base::Int32 = zero(Int32)  # softmax.py:199
-    local tk_v_row_fold_p2::Int32 = zero(Int32)  # softmax.py:199
-    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # softmax.py:199
-    local tk_v_first_ret9::Float64 = zero(Float64)  # softmax.py:199
-    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_larger_acc10::Float64 = zero(Float64)  # softmax.py:199
-    local tk_v_larger_v11::Float64 = zero(Float64)  # softmax.py:199
-    local tk_v_larger_ret12::Float64 = zero(Float64)  # softmax.py:199
-    local tk_v_larger_acc13::Float64 = zero(Float64)  # softmax.py:199
-    local tk_v_larger_v14::Float64 = zero(Float64)  # softmax.py:199
-    local tk_v_larger_ret15::Float64 = zero(Float64)  # softmax.py:199
-    local tk_v_larger_a16::Float64 = zero(Float64)  # softmax.py:199
-    local tk_v_larger_b17::Float64 = zero(Float64)  # softmax.py:199
-    local tk_v_larger_ret18::Float64 = zero(Float64)  # softmax.py:199
-    local tk_v_larger_a19::Float64 = zero(Float64)  # softmax.py:199
-    local tk_v_larger_b20::Float64 = zero(Float64)  # softmax.py:199
-    local tk_v_larger_ret21::Float64 = zero(Float64)  # softmax.py:199
-    local tk_v_larger_a22::Float64 = zero(Float64)  # softmax.py:199
-    local tk_v_larger_b23::Float64 = zero(Float64)  # softmax.py:199
-    local tk_v_larger_ret24::Float64 = zero(Float64)  # softmax.py:199
-    local tk_v_fold_lanes_ret8::Float64 = zero(Float64)  # softmax.py:199
-    local tk_v_row_fold_ret4::Float64 = zero(Float64)  # softmax.py:199
-    local tk_v_row_max_ret1::Float64 = zero(Float64)  # softmax.py:199
-    local m::Float64 = zero(Float64)  # softmax.py:199
-    local tk_v_lane_sum_live31::Int32 = zero(Int32)  # softmax.py:199
-    local tk_v_lane_sum_j30::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_lane_sum_c27::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_lane_sum_end29::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_lane_sum_v32::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_shifted_v35::Float64 = zero(Float64)  # softmax.py:199
-    local tk_v_shifted_ret36::Float64 = zero(Float64)  # softmax.py:199
-    local tk_v_lane_sum_e28::Float64 = zero(Float64)  # softmax.py:199
-    local tk_v_stash_i37::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_lane_sum_whole33::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_shifted_v38::Float64 = zero(Float64)  # softmax.py:199
-    local tk_v_shifted_ret39::Float64 = zero(Float64)  # softmax.py:199
-    local tk_v_stash_i40::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_shifted_v41::Float64 = zero(Float64)  # softmax.py:199
-    local tk_v_shifted_ret42::Float64 = zero(Float64)  # softmax.py:199
-    local tk_v_stash_i43::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_lane_tree_s45::Int32 = zero(Int32)  # softmax.py:199
-    local tk_v_lane_tree_i44::Int32 = zero(Int32)  # softmax.py:199
-    local tk_v_lane_tree_ret46::Float64 = zero(Float64)  # softmax.py:199
-    local tk_v_lane_sum_ret34::Float64 = zero(Float64)  # softmax.py:199
-    local tk_v_lane_exp_sum_ret26::Float64 = zero(Float64)  # softmax.py:199
-    local s::Float64 = zero(Float64)  # softmax.py:199
-    local ls::Float64 = zero(Float64)  # softmax.py:199
-    local c::Int32 = zero(Int32)  # softmax.py:199
-    local tk_v_shifted_v47::Float64 = zero(Float64)  # softmax.py:199
-    local tk_v_shifted_ret48::Float64 = zero(Float64)  # softmax.py:199
-    local tk_v_inv::Float64 = zero(Float64)  # softmax.py:199
-    local tk_v_fetch_i49::Int32 = zero(Int32)  # softmax.py:199
-    local tk_v_fetch_ret50::Float64 = zero(Float64)  # softmax.py:199
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:199
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:199
-    local tk_v_cse3::Int32 = zero(Int32)  # softmax.py:199
-    local tk_v_cse4::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_cse5::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_cse6::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:199
-    local tk_v_cse8::Int32 = zero(Int32)  # softmax.py:199
-    if tk_t < tk_n  # softmax.py:199
-        r = tk_t % Int32  # softmax.py:200
-        base = r * n  # softmax.py:201
+@kernel function tk__rows_d86a3630(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:173
+    tk_gi = @index(Global, Linear)  # softmax.py:173
+    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float64, Val(8))  # softmax.py:173
+    tk_v_lane_exp_sum_acc25 = TackRuntime.tk_private(Float64, Val(256))  # softmax.py:173
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:173
+    local r::Int32 = zero(Int32)  # softmax.py:173
+    local base::Int32 = zero(Int32)  # softmax.py:173
+    local tk_v_row_fold_p2::Int32 = zero(Int32)  # softmax.py:173
+    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # softmax.py:173
+    local tk_v_first_ret9::Float64 = zero(Float64)  # softmax.py:173
+    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_larger_acc10::Float64 = zero(Float64)  # softmax.py:173
+    local tk_v_larger_v11::Float64 = zero(Float64)  # softmax.py:173
+    local tk_v_larger_ret12::Float64 = zero(Float64)  # softmax.py:173
+    local tk_v_larger_acc13::Float64 = zero(Float64)  # softmax.py:173
+    local tk_v_larger_v14::Float64 = zero(Float64)  # softmax.py:173
+    local tk_v_larger_ret15::Float64 = zero(Float64)  # softmax.py:173
+    local tk_v_larger_a16::Float64 = zero(Float64)  # softmax.py:173
+    local tk_v_larger_b17::Float64 = zero(Float64)  # softmax.py:173
+    local tk_v_larger_ret18::Float64 = zero(Float64)  # softmax.py:173
+    local tk_v_larger_a19::Float64 = zero(Float64)  # softmax.py:173
+    local tk_v_larger_b20::Float64 = zero(Float64)  # softmax.py:173
+    local tk_v_larger_ret21::Float64 = zero(Float64)  # softmax.py:173
+    local tk_v_larger_a22::Float64 = zero(Float64)  # softmax.py:173
+    local tk_v_larger_b23::Float64 = zero(Float64)  # softmax.py:173
+    local tk_v_larger_ret24::Float64 = zero(Float64)  # softmax.py:173
+    local tk_v_fold_lanes_ret8::Float64 = zero(Float64)  # softmax.py:173
+    local tk_v_row_fold_ret4::Float64 = zero(Float64)  # softmax.py:173
+    local tk_v_row_max_ret1::Float64 = zero(Float64)  # softmax.py:173
+    local m::Float64 = zero(Float64)  # softmax.py:173
+    local tk_v_lane_sum_live31::Int32 = zero(Int32)  # softmax.py:173
+    local tk_v_lane_sum_j30::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_lane_sum_c27::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_lane_sum_end29::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_lane_sum_v32::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_shifted_v35::Float64 = zero(Float64)  # softmax.py:173
+    local tk_v_shifted_ret36::Float64 = zero(Float64)  # softmax.py:173
+    local tk_v_lane_sum_e28::Float64 = zero(Float64)  # softmax.py:173
+    local tk_v_stash_i37::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_lane_sum_whole33::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_shifted_v38::Float64 = zero(Float64)  # softmax.py:173
+    local tk_v_shifted_ret39::Float64 = zero(Float64)  # softmax.py:173
+    local tk_v_stash_i40::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_shifted_v41::Float64 = zero(Float64)  # softmax.py:173
+    local tk_v_shifted_ret42::Float64 = zero(Float64)  # softmax.py:173
+    local tk_v_stash_i43::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_lane_tree_s45::Int32 = zero(Int32)  # softmax.py:173
+    local tk_v_lane_tree_i44::Int32 = zero(Int32)  # softmax.py:173
+    local tk_v_lane_tree_ret46::Float64 = zero(Float64)  # softmax.py:173
+    local tk_v_lane_sum_ret34::Float64 = zero(Float64)  # softmax.py:173
+    local tk_v_lane_exp_sum_ret26::Float64 = zero(Float64)  # softmax.py:173
+    local s::Float64 = zero(Float64)  # softmax.py:173
+    local ls::Float64 = zero(Float64)  # softmax.py:173
+    local c::Int32 = zero(Int32)  # softmax.py:173
+    local tk_v_shifted_v47::Float64 = zero(Float64)  # softmax.py:173
+    local tk_v_shifted_ret48::Float64 = zero(Float64)  # softmax.py:173
+    local tk_v_inv::Float64 = zero(Float64)  # softmax.py:173
+    local tk_v_fetch_i49::Int32 = zero(Int32)  # softmax.py:173
+    local tk_v_fetch_ret50::Float64 = zero(Float64)  # softmax.py:173
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:173
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:173
+    local tk_v_cse3::Int32 = zero(Int32)  # softmax.py:173
+    local tk_v_cse4::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_cse5::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_cse6::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:173
+    local tk_v_cse8::Int32 = zero(Int32)  # softmax.py:173
+    if tk_t < tk_n  # softmax.py:173
+        r = tk_t % Int32  # softmax.py:174
+        base = r * n  # softmax.py:175
         tk_v_row_fold_p2 = Int32(0)  # _rowsum.py:101
         KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:41
             tk_v_first_ret9 = x[(base % Int64) + 1]  # _rowsum.py:66
@@ -1252,98 +1252,98 @@ TackRuntime.tk_workgroupsize(::typeof(tk__online_c152f95b)) = 256  # softmax.py:
         tk_v_fold_lanes_ret8 = tk_v_larger_ret24  # _rowsum.py:56
         tk_v_row_fold_ret4 = tk_v_fold_lanes_ret8  # _rowsum.py:28
         tk_v_row_max_ret1 = tk_v_row_fold_ret4  # _rowsum.py:101
-        m = tk_v_row_max_ret1  # softmax.py:202
-        tk_v_cse1 = (n + Int32(8)) - Int32(1)  # softmax.py:172
-        tk_v_cse2 = rem(tk_v_cse1, Int32(8))  # softmax.py:172
-        tk_v_cse3 = div(tk_v_cse1, Int32(8))  # softmax.py:172
-        tk_v_lane_sum_live31 = min(ifelse((tk_v_cse2 != Int32(0)) & (tk_v_cse2 < Int32(0)), tk_v_cse3 - Int32(1), tk_v_cse3), Int32(256))  # softmax.py:172
-        if Int64(0) < (max(tk_v_lane_sum_live31, Int32(16)) % Int64)  # softmax.py:173
-            for outer tk_v_lane_sum_j30 in Int64(0):((max(tk_v_lane_sum_live31, Int32(16)) % Int64) - Int64(1))  # softmax.py:173
-                tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = Float64(0.0)  # softmax.py:174
+        m = tk_v_row_max_ret1  # softmax.py:176
+        tk_v_cse1 = (n + Int32(8)) - Int32(1)  # softmax.py:146
+        tk_v_cse2 = rem(tk_v_cse1, Int32(8))  # softmax.py:146
+        tk_v_cse3 = div(tk_v_cse1, Int32(8))  # softmax.py:146
+        tk_v_lane_sum_live31 = min(ifelse((tk_v_cse2 != Int32(0)) & (tk_v_cse2 < Int32(0)), tk_v_cse3 - Int32(1), tk_v_cse3), Int32(256))  # softmax.py:146
+        if Int64(0) < (max(tk_v_lane_sum_live31, Int32(16)) % Int64)  # softmax.py:147
+            for outer tk_v_lane_sum_j30 in Int64(0):((max(tk_v_lane_sum_live31, Int32(16)) % Int64) - Int64(1))  # softmax.py:147
+                tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = Float64(0.0)  # softmax.py:148
             end
         end
-        tk_v_lane_sum_c27 = base % Int64  # softmax.py:175
-        tk_v_lane_sum_end29 = tk_v_lane_sum_c27 + (n % Int64)  # softmax.py:176
-        while (tk_v_lane_sum_c27 + Int64(2048)) <= tk_v_lane_sum_end29  # softmax.py:177
-            for outer tk_v_lane_sum_j30 in Int64(0):Int64(255)  # softmax.py:178
-                KernelAbstractions.Extras.@unroll for outer tk_v_lane_sum_v32 in Int64(0):Int64(7)  # softmax.py:179
-                    tk_v_shifted_v35 = x[((tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32) + 1]  # softmax.py:180
-                    tk_v_shifted_ret36 = ifelse(m == Inf64, ifelse(tk_v_shifted_v35 == m, Float64(0.0), -Inf64), tk_v_shifted_v35 - m)  # softmax.py:59
-                    tk_v_lane_sum_e28 = exp(tk_v_shifted_ret36)  # softmax.py:180
-                    tk_v_stash_i37 = (tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32  # softmax.py:181
-                    out[tk_v_stash_i37 + 1] = tk_v_lane_sum_e28  # softmax.py:70
-                    tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:182
+        tk_v_lane_sum_c27 = base % Int64  # softmax.py:149
+        tk_v_lane_sum_end29 = tk_v_lane_sum_c27 + (n % Int64)  # softmax.py:150
+        while (tk_v_lane_sum_c27 + Int64(2048)) <= tk_v_lane_sum_end29  # softmax.py:151
+            for outer tk_v_lane_sum_j30 in Int64(0):Int64(255)  # softmax.py:152
+                KernelAbstractions.Extras.@unroll for outer tk_v_lane_sum_v32 in Int64(0):Int64(7)  # softmax.py:153
+                    tk_v_shifted_v35 = x[((tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32) + 1]  # softmax.py:154
+                    tk_v_shifted_ret36 = ifelse(m == Inf64, ifelse(tk_v_shifted_v35 == m, Float64(0.0), -Inf64), tk_v_shifted_v35 - m)  # softmax.py:60
+                    tk_v_lane_sum_e28 = exp(tk_v_shifted_ret36)  # softmax.py:154
+                    tk_v_stash_i37 = (tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32  # softmax.py:155
+                    out[tk_v_stash_i37 + 1] = tk_v_lane_sum_e28  # softmax.py:69
+                    tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:156
                 end
             end
-            tk_v_lane_sum_c27 = tk_v_lane_sum_c27 + Int64(2048)  # softmax.py:183
+            tk_v_lane_sum_c27 = tk_v_lane_sum_c27 + Int64(2048)  # softmax.py:157
         end
-        tk_v_cse4 = tk_v_lane_sum_end29 - tk_v_lane_sum_c27  # softmax.py:184
-        tk_v_cse5 = rem(tk_v_cse4, Int64(8))  # softmax.py:184
-        tk_v_cse6 = div(tk_v_cse4, Int64(8))  # softmax.py:184
-        tk_v_lane_sum_whole33 = ifelse((tk_v_cse5 != Int64(0)) & (tk_v_cse5 < Int64(0)), tk_v_cse6 - Int64(1), tk_v_cse6)  # softmax.py:184
-        if Int64(0) < tk_v_lane_sum_whole33  # softmax.py:185
-            for outer tk_v_lane_sum_j30 in Int64(0):(tk_v_lane_sum_whole33 - Int64(1))  # softmax.py:185
-                KernelAbstractions.Extras.@unroll for outer tk_v_lane_sum_v32 in Int64(0):Int64(7)  # softmax.py:186
-                    tk_v_shifted_v38 = x[((tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32) + 1]  # softmax.py:187
-                    tk_v_shifted_ret39 = ifelse(m == Inf64, ifelse(tk_v_shifted_v38 == m, Float64(0.0), -Inf64), tk_v_shifted_v38 - m)  # softmax.py:59
-                    tk_v_lane_sum_e28 = exp(tk_v_shifted_ret39)  # softmax.py:187
-                    tk_v_stash_i40 = (tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32  # softmax.py:188
-                    out[tk_v_stash_i40 + 1] = tk_v_lane_sum_e28  # softmax.py:70
-                    tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:189
+        tk_v_cse4 = tk_v_lane_sum_end29 - tk_v_lane_sum_c27  # softmax.py:158
+        tk_v_cse5 = rem(tk_v_cse4, Int64(8))  # softmax.py:158
+        tk_v_cse6 = div(tk_v_cse4, Int64(8))  # softmax.py:158
+        tk_v_lane_sum_whole33 = ifelse((tk_v_cse5 != Int64(0)) & (tk_v_cse5 < Int64(0)), tk_v_cse6 - Int64(1), tk_v_cse6)  # softmax.py:158
+        if Int64(0) < tk_v_lane_sum_whole33  # softmax.py:159
+            for outer tk_v_lane_sum_j30 in Int64(0):(tk_v_lane_sum_whole33 - Int64(1))  # softmax.py:159
+                KernelAbstractions.Extras.@unroll for outer tk_v_lane_sum_v32 in Int64(0):Int64(7)  # softmax.py:160
+                    tk_v_shifted_v38 = x[((tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32) + 1]  # softmax.py:161
+                    tk_v_shifted_ret39 = ifelse(m == Inf64, ifelse(tk_v_shifted_v38 == m, Float64(0.0), -Inf64), tk_v_shifted_v38 - m)  # softmax.py:60
+                    tk_v_lane_sum_e28 = exp(tk_v_shifted_ret39)  # softmax.py:161
+                    tk_v_stash_i40 = (tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32  # softmax.py:162
+                    out[tk_v_stash_i40 + 1] = tk_v_lane_sum_e28  # softmax.py:69
+                    tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:163
                 end
             end
         end
-        tk_v_lane_sum_c27 = tk_v_lane_sum_c27 + (tk_v_lane_sum_whole33 * Int64(8))  # softmax.py:190
-        if Int64(0) < (tk_v_lane_sum_end29 - tk_v_lane_sum_c27)  # softmax.py:191
-            for outer tk_v_lane_sum_v32 in Int64(0):((tk_v_lane_sum_end29 - tk_v_lane_sum_c27) - Int64(1))  # softmax.py:191
-                tk_v_shifted_v41 = x[(tk_v_lane_sum_c27 + tk_v_lane_sum_v32) + 1]  # softmax.py:192
-                tk_v_shifted_ret42 = ifelse(m == Inf64, ifelse(tk_v_shifted_v41 == m, Float64(0.0), -Inf64), tk_v_shifted_v41 - m)  # softmax.py:59
-                tk_v_lane_sum_e28 = exp(tk_v_shifted_ret42)  # softmax.py:192
-                tk_v_stash_i43 = tk_v_lane_sum_c27 + tk_v_lane_sum_v32  # softmax.py:193
-                out[tk_v_stash_i43 + 1] = tk_v_lane_sum_e28  # softmax.py:70
-                tk_v_lane_exp_sum_acc25[tk_v_lane_sum_whole33 + 1] = tk_v_lane_exp_sum_acc25[tk_v_lane_sum_whole33 + 1] + tk_v_lane_sum_e28  # softmax.py:194
+        tk_v_lane_sum_c27 = tk_v_lane_sum_c27 + (tk_v_lane_sum_whole33 * Int64(8))  # softmax.py:164
+        if Int64(0) < (tk_v_lane_sum_end29 - tk_v_lane_sum_c27)  # softmax.py:165
+            for outer tk_v_lane_sum_v32 in Int64(0):((tk_v_lane_sum_end29 - tk_v_lane_sum_c27) - Int64(1))  # softmax.py:165
+                tk_v_shifted_v41 = x[(tk_v_lane_sum_c27 + tk_v_lane_sum_v32) + 1]  # softmax.py:166
+                tk_v_shifted_ret42 = ifelse(m == Inf64, ifelse(tk_v_shifted_v41 == m, Float64(0.0), -Inf64), tk_v_shifted_v41 - m)  # softmax.py:60
+                tk_v_lane_sum_e28 = exp(tk_v_shifted_ret42)  # softmax.py:166
+                tk_v_stash_i43 = tk_v_lane_sum_c27 + tk_v_lane_sum_v32  # softmax.py:167
+                out[tk_v_stash_i43 + 1] = tk_v_lane_sum_e28  # softmax.py:69
+                tk_v_lane_exp_sum_acc25[tk_v_lane_sum_whole33 + 1] = tk_v_lane_exp_sum_acc25[tk_v_lane_sum_whole33 + 1] + tk_v_lane_sum_e28  # softmax.py:168
             end
         end
-        tk_v_lane_tree_s45 = Int32(128)  # softmax.py:140
-        while tk_v_lane_tree_s45 > Int32(8)  # softmax.py:141
-            if Int32(0) < min(tk_v_lane_tree_s45, tk_v_lane_sum_live31 - tk_v_lane_tree_s45)  # softmax.py:142
-                for outer tk_v_lane_tree_i44 in Int32(0):(min(tk_v_lane_tree_s45, tk_v_lane_sum_live31 - tk_v_lane_tree_s45) - Int32(1))  # softmax.py:142
-                    tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i44 + tk_v_lane_tree_s45) % Int64) + 1]  # softmax.py:143
+        tk_v_lane_tree_s45 = Int32(128)  # softmax.py:114
+        while tk_v_lane_tree_s45 > Int32(8)  # softmax.py:115
+            if Int32(0) < min(tk_v_lane_tree_s45, tk_v_lane_sum_live31 - tk_v_lane_tree_s45)  # softmax.py:116
+                for outer tk_v_lane_tree_i44 in Int32(0):(min(tk_v_lane_tree_s45, tk_v_lane_sum_live31 - tk_v_lane_tree_s45) - Int32(1))  # softmax.py:116
+                    tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i44 + tk_v_lane_tree_s45) % Int64) + 1]  # softmax.py:117
                 end
             end
-            tk_v_cse7 = rem(tk_v_lane_tree_s45, Int32(2))  # softmax.py:144
-            tk_v_cse8 = div(tk_v_lane_tree_s45, Int32(2))  # softmax.py:144
-            tk_v_lane_tree_s45 = ifelse((tk_v_cse7 != Int32(0)) & (tk_v_cse7 < Int32(0)), tk_v_cse8 - Int32(1), tk_v_cse8)  # softmax.py:144
+            tk_v_cse7 = rem(tk_v_lane_tree_s45, Int32(2))  # softmax.py:118
+            tk_v_cse8 = div(tk_v_lane_tree_s45, Int32(2))  # softmax.py:118
+            tk_v_lane_tree_s45 = ifelse((tk_v_cse7 != Int32(0)) & (tk_v_cse7 < Int32(0)), tk_v_cse8 - Int32(1), tk_v_cse8)  # softmax.py:118
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i44 in Int32(0):Int32(7)  # softmax.py:145
-            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i44 + Int32(8)) % Int64) + 1]  # softmax.py:146
+        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i44 in Int32(0):Int32(7)  # softmax.py:119
+            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i44 + Int32(8)) % Int64) + 1]  # softmax.py:120
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i44 in Int32(0):Int32(3)  # softmax.py:147
-            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i44 + Int32(4)) % Int64) + 1]  # softmax.py:148
+        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i44 in Int32(0):Int32(3)  # softmax.py:121
+            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i44 + Int32(4)) % Int64) + 1]  # softmax.py:122
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i44 in Int32(0):Int32(1)  # softmax.py:149
-            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i44 + Int32(2)) % Int64) + 1]  # softmax.py:150
+        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i44 in Int32(0):Int32(1)  # softmax.py:123
+            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i44 + Int32(2)) % Int64) + 1]  # softmax.py:124
         end
-        tk_v_lane_tree_ret46 = tk_v_lane_exp_sum_acc25[1] + tk_v_lane_exp_sum_acc25[2]  # softmax.py:151
-        tk_v_lane_sum_ret34 = tk_v_lane_tree_ret46  # softmax.py:195
-        tk_v_lane_exp_sum_ret26 = tk_v_lane_sum_ret34  # softmax.py:160
-        s = tk_v_lane_exp_sum_ret26  # softmax.py:203
-        if want_log != Int32(0)  # softmax.py:204
-            ls = tk_log(s)  # softmax.py:205
-            if Int32(0) < n  # softmax.py:206
-                for outer c in Int32(0):(n - Int32(1))  # softmax.py:206
-                    tk_v_shifted_v47 = x[((base + c) % Int64) + 1]  # softmax.py:207
-                    tk_v_shifted_ret48 = ifelse(m == Inf64, ifelse(tk_v_shifted_v47 == m, Float64(0.0), -Inf64), tk_v_shifted_v47 - m)  # softmax.py:59
-                    out[((base + c) % Int64) + 1] = tk_v_shifted_ret48 - ls  # softmax.py:207
+        tk_v_lane_tree_ret46 = tk_v_lane_exp_sum_acc25[1] + tk_v_lane_exp_sum_acc25[2]  # softmax.py:125
+        tk_v_lane_sum_ret34 = tk_v_lane_tree_ret46  # softmax.py:169
+        tk_v_lane_exp_sum_ret26 = tk_v_lane_sum_ret34  # softmax.py:134
+        s = tk_v_lane_exp_sum_ret26  # softmax.py:177
+        if want_log != Int32(0)  # softmax.py:178
+            ls = tk_log(s)  # softmax.py:179
+            if Int32(0) < n  # softmax.py:180
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:180
+                    tk_v_shifted_v47 = x[((base + c) % Int64) + 1]  # softmax.py:181
+                    tk_v_shifted_ret48 = ifelse(m == Inf64, ifelse(tk_v_shifted_v47 == m, Float64(0.0), -Inf64), tk_v_shifted_v47 - m)  # softmax.py:60
+                    out[((base + c) % Int64) + 1] = tk_v_shifted_ret48 - ls  # softmax.py:181
                 end
             end
         else
-            tk_v_inv = Float64(1.0) / s  # softmax.py:209
-            if Int32(0) < n  # softmax.py:210
-                for outer c in Int32(0):(n - Int32(1))  # softmax.py:210
-                    tk_v_fetch_i49 = base + c  # softmax.py:211
-                    tk_v_fetch_ret50 = out[(tk_v_fetch_i49 % Int64) + 1]  # softmax.py:81
-                    out[((base + c) % Int64) + 1] = tk_v_fetch_ret50 * tk_v_inv  # softmax.py:211
+            tk_v_inv = Float64(1.0) / s  # softmax.py:183
+            if Int32(0) < n  # softmax.py:184
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:184
+                    tk_v_fetch_i49 = base + c  # softmax.py:185
+                    tk_v_fetch_ret50 = out[(tk_v_fetch_i49 % Int64) + 1]  # softmax.py:80
+                    out[((base + c) % Int64) + 1] = tk_v_fetch_ret50 * tk_v_inv  # softmax.py:185
                 end
             end
         end
@@ -1351,135 +1351,135 @@ TackRuntime.tk_workgroupsize(::typeof(tk__online_c152f95b)) = 256  # softmax.py:
 end
 
 # Tack kernel `_columns`, specialization (x: f64[?], out: f64[?], columns: i32, n: i32, inner: i32, want_log: i32)
-@kernel function tk__columns_1ca46db2(x::AbstractVector{Float64}, out::AbstractVector{Float64}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:232
-    tk_gi = @index(Global, Linear)  # softmax.py:232
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:232
-    local t::Int32 = zero(Int32)  # softmax.py:232
-    local base::Int32 = zero(Int32)  # softmax.py:232
-    local m::Float64 = zero(Float64)  # softmax.py:232
-    local c::Int32 = zero(Int32)  # softmax.py:232
-    local s::Float64 = zero(Float64)  # softmax.py:232
-    local tk_v_shifted_v1::Float64 = zero(Float64)  # softmax.py:232
-    local tk_v_shifted_ret2::Float64 = zero(Float64)  # softmax.py:232
-    local ls::Float64 = zero(Float64)  # softmax.py:232
-    local tk_v_shifted_v3::Float64 = zero(Float64)  # softmax.py:232
-    local tk_v_shifted_ret4::Float64 = zero(Float64)  # softmax.py:232
-    local v::Float64 = zero(Float64)  # softmax.py:232
-    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:232
-    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:232
-    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:232
-    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:232
-    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:232
-    if tk_t < tk_n  # softmax.py:232
-        t = tk_t % Int32  # softmax.py:233
-        tk_v_cse1 = inner == Int32(-1)  # softmax.py:234
-        tk_v_cse2 = inner == Int32(0)  # softmax.py:234
-        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:234
-        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:234
-        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:234
-        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:234
-        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:234
-        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:234
-        m = -Inf64  # softmax.py:235
-        if Int32(0) < n  # softmax.py:236
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:236
-                m = tk_maxnum(m, x[((base + (c * inner)) % Int64) + 1])  # softmax.py:237
+@kernel function tk__columns_b6676d1d(x::AbstractVector{Float64}, out::AbstractVector{Float64}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:206
+    tk_gi = @index(Global, Linear)  # softmax.py:206
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:206
+    local t::Int32 = zero(Int32)  # softmax.py:206
+    local base::Int32 = zero(Int32)  # softmax.py:206
+    local m::Float64 = zero(Float64)  # softmax.py:206
+    local c::Int32 = zero(Int32)  # softmax.py:206
+    local s::Float64 = zero(Float64)  # softmax.py:206
+    local tk_v_shifted_v1::Float64 = zero(Float64)  # softmax.py:206
+    local tk_v_shifted_ret2::Float64 = zero(Float64)  # softmax.py:206
+    local ls::Float64 = zero(Float64)  # softmax.py:206
+    local tk_v_shifted_v3::Float64 = zero(Float64)  # softmax.py:206
+    local tk_v_shifted_ret4::Float64 = zero(Float64)  # softmax.py:206
+    local v::Float64 = zero(Float64)  # softmax.py:206
+    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:206
+    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:206
+    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:206
+    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:206
+    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:206
+    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:206
+    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:206
+    if tk_t < tk_n  # softmax.py:206
+        t = tk_t % Int32  # softmax.py:207
+        tk_v_cse1 = inner == Int32(-1)  # softmax.py:208
+        tk_v_cse2 = inner == Int32(0)  # softmax.py:208
+        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:208
+        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:208
+        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:208
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:208
+        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:208
+        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:208
+        m = -Inf64  # softmax.py:209
+        if Int32(0) < n  # softmax.py:210
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:210
+                m = tk_maxnum(m, x[((base + (c * inner)) % Int64) + 1])  # softmax.py:211
             end
         end
-        s = Float64(0.0)  # softmax.py:238
-        if Int32(0) < n  # softmax.py:239
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:239
-                tk_v_shifted_v1 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:240
-                tk_v_shifted_ret2 = ifelse(m == Inf64, ifelse(tk_v_shifted_v1 == m, Float64(0.0), -Inf64), tk_v_shifted_v1 - m)  # softmax.py:59
-                s = s + exp(tk_v_shifted_ret2)  # softmax.py:240
+        s = Float64(0.0)  # softmax.py:212
+        if Int32(0) < n  # softmax.py:213
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:213
+                tk_v_shifted_v1 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:214
+                tk_v_shifted_ret2 = ifelse(m == Inf64, ifelse(tk_v_shifted_v1 == m, Float64(0.0), -Inf64), tk_v_shifted_v1 - m)  # softmax.py:60
+                s = s + exp(tk_v_shifted_ret2)  # softmax.py:214
             end
         end
-        ls = tk_log(s)  # softmax.py:241
-        if Int32(0) < n  # softmax.py:242
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:242
-                tk_v_shifted_v3 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:243
-                tk_v_shifted_ret4 = ifelse(m == Inf64, ifelse(tk_v_shifted_v3 == m, Float64(0.0), -Inf64), tk_v_shifted_v3 - m)  # softmax.py:59
-                v = tk_v_shifted_ret4 - ls  # softmax.py:243
-                out[((base + (c * inner)) % Int64) + 1] = (want_log != Int32(0)) ? v : exp(v)  # softmax.py:244
+        ls = tk_log(s)  # softmax.py:215
+        if Int32(0) < n  # softmax.py:216
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:216
+                tk_v_shifted_v3 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:217
+                tk_v_shifted_ret4 = ifelse(m == Inf64, ifelse(tk_v_shifted_v3 == m, Float64(0.0), -Inf64), tk_v_shifted_v3 - m)  # softmax.py:60
+                v = tk_v_shifted_ret4 - ls  # softmax.py:217
+                out[((base + (c * inner)) % Int64) + 1] = (want_log != Int32(0)) ? v : exp(v)  # softmax.py:218
             end
         end
     end
 end
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_58872069(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:256
-    tk_gi = @index(Global, Linear)  # softmax.py:256
-    tk_li = @index(Local, Linear)  # softmax.py:256
-    vals = @private Float64 (8,)  # softmax.py:256
-    tk_v_group_reduce_smem7 = @localmem Float64 (256,)  # softmax.py:256
-    tk_v_group_reduce_smem18 = @localmem Float64 (256,)  # softmax.py:256
-    tk_u = @localmem Bool (2,)  # softmax.py:256
-    lane = @private Int32 (1,)  # softmax.py:256
-    base = @private Int32 (1,)  # softmax.py:256
-    m = @private Float64 (1,)  # softmax.py:256
-    k = @private Int32 (1,)  # softmax.py:256
-    c = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_result9 = @private Float64 (1,)  # softmax.py:256
-    s = @private Float64 (1,)  # softmax.py:256
-    tk_v_group_tree_tid22 = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_stride21 = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_result20 = @private Float64 (1,)  # softmax.py:256
-    local t::Int32 = zero(Int32)  # softmax.py:256
-    local r::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:256
-    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:256
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:256
-    local tk_f2::Int32 = zero(Int32)  # softmax.py:256
-    lane[1] = Int32(0)  # softmax.py:256
-    base[1] = Int32(0)  # softmax.py:256
-    m[1] = Float64(0.0)  # softmax.py:256
-    k[1] = Int32(0)  # softmax.py:256
-    c[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_result9[1] = Float64(0.0)  # softmax.py:256
-    s[1] = Float64(0.0)  # softmax.py:256
-    tk_v_group_tree_tid22[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_stride21[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_result20[1] = Float64(0.0)  # softmax.py:256
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:257
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:258
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:258
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:258
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:259
-    tk_v_row_start_ret1 = r * n  # softmax.py:93
-    base[1] = tk_v_row_start_ret1  # softmax.py:260
-    m[1] = -Inf64  # softmax.py:262
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:263
-        k[1] = tk_f1  # softmax.py:263
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:264
-        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:265
-        tk_v_take_at3 = base[1] + c[1]  # softmax.py:265
-        tk_v_take_left4 = n - c[1]  # softmax.py:265
-        tk_v_take_fill5 = -Inf32  # softmax.py:265
-        if tk_v_take_left4 >= Int32(8)  # softmax.py:114
-            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:115
-                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # softmax.py:116
+@kernel function tk_softmax_cached_a14319bb(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:230
+    tk_gi = @index(Global, Linear)  # softmax.py:230
+    tk_li = @index(Local, Linear)  # softmax.py:230
+    vals = @private Float64 (8,)  # softmax.py:230
+    tk_v_group_reduce_smem7 = @localmem Float64 (256,)  # softmax.py:230
+    tk_v_group_reduce_smem18 = @localmem Float64 (256,)  # softmax.py:230
+    tk_u = @localmem Bool (2,)  # softmax.py:230
+    lane = @private Int32 (1,)  # softmax.py:230
+    base = @private Int32 (1,)  # softmax.py:230
+    m = @private Float64 (1,)  # softmax.py:230
+    k = @private Int32 (1,)  # softmax.py:230
+    c = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_result9 = @private Float64 (1,)  # softmax.py:230
+    s = @private Float64 (1,)  # softmax.py:230
+    tk_v_group_tree_tid22 = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_stride21 = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_result20 = @private Float64 (1,)  # softmax.py:230
+    local t::Int32 = zero(Int32)  # softmax.py:230
+    local r::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:230
+    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:230
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:230
+    local tk_f2::Int32 = zero(Int32)  # softmax.py:230
+    lane[1] = Int32(0)  # softmax.py:230
+    base[1] = Int32(0)  # softmax.py:230
+    m[1] = Float64(0.0)  # softmax.py:230
+    k[1] = Int32(0)  # softmax.py:230
+    c[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_result9[1] = Float64(0.0)  # softmax.py:230
+    s[1] = Float64(0.0)  # softmax.py:230
+    tk_v_group_tree_tid22[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_stride21[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_result20[1] = Float64(0.0)  # softmax.py:230
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:231
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:232
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:232
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:232
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:233
+    tk_v_row_start_ret1 = r * n  # softmax.py:92
+    base[1] = tk_v_row_start_ret1  # softmax.py:234
+    m[1] = -Inf64  # softmax.py:236
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:237
+        k[1] = tk_f1  # softmax.py:237
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:238
+        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:239
+        tk_v_take_at3 = base[1] + c[1]  # softmax.py:239
+        tk_v_take_left4 = n - c[1]  # softmax.py:239
+        tk_v_take_fill5 = -Inf32  # softmax.py:239
+        if tk_v_take_left4 >= Int32(8)  # _steps.py:22
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
             end
         else
-            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:118
-                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : (-Inf64)  # softmax.py:119
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:26
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : (-Inf64)  # _steps.py:27
             end
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:266
-        k[1] = tk_f2  # softmax.py:266
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:267
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:240
+        k[1] = tk_f2  # softmax.py:240
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:241
     end
     tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -1516,16 +1516,16 @@ end
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
     tk_v_group_reduce_ret8 = tk_v_group_tree_ret12  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret8  # softmax.py:268
-    s[1] = Float64(0.0)  # softmax.py:269
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:270
-        k[1] = tk_f3  # softmax.py:270
-        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:271
-        tk_v_shifted_ret17 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v16 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v16 - m[1])  # softmax.py:59
-        e = exp(tk_v_shifted_ret17)  # softmax.py:271
-        s[1] = s[1] + e  # softmax.py:272
-        if !(want_log != Int32(0))  # softmax.py:273
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:70
+    m[1] = tk_v_group_reduce_ret8  # softmax.py:242
+    s[1] = Float64(0.0)  # softmax.py:243
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:244
+        k[1] = tk_f3  # softmax.py:244
+        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:245
+        tk_v_shifted_ret17 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v16 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v16 - m[1])  # softmax.py:60
+        e = exp(tk_v_shifted_ret17)  # softmax.py:245
+        s[1] = s[1] + e  # softmax.py:246
+        if !(want_log != Int32(0))  # softmax.py:247
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:69
         end
     end
     tk_v_group_tree_tid22[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -1572,117 +1572,117 @@ end
     local tk_f5::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret23 = tk_v_group_tree_result20[1]  # reductions.py:30
     tk_v_group_reduce_ret19 = tk_v_group_tree_ret23  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret19  # softmax.py:275
-    ls = tk_log(s[1])  # softmax.py:276
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:277
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(7)  # softmax.py:278
-        k[1] = tk_f4  # softmax.py:278
-        if want_log != Int32(0)  # softmax.py:279
-            tk_v_shifted_v27 = vals[(k[1] % Int64) + 1]  # softmax.py:280
-            tk_v_shifted_ret28 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v27 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v27 - m[1])  # softmax.py:59
-            vals[(k[1] % Int64) + 1] = tk_v_shifted_ret28 - ls  # softmax.py:280
+    s[1] = tk_v_group_reduce_ret19  # softmax.py:249
+    ls = tk_log(s[1])  # softmax.py:250
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:251
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(7)  # softmax.py:252
+        k[1] = tk_f4  # softmax.py:252
+        if want_log != Int32(0)  # softmax.py:253
+            tk_v_shifted_v27 = vals[(k[1] % Int64) + 1]  # softmax.py:254
+            tk_v_shifted_ret28 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v27 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v27 - m[1])  # softmax.py:60
+            vals[(k[1] % Int64) + 1] = tk_v_shifted_ret28 - ls  # softmax.py:254
         else
-            tk_v_fetch_ret29 = vals[(k[1] % Int64) + 1]  # softmax.py:81
-            vals[(k[1] % Int64) + 1] = tk_v_fetch_ret29 * tk_v_inv  # softmax.py:282
+            tk_v_fetch_ret29 = vals[(k[1] % Int64) + 1]  # softmax.py:80
+            vals[(k[1] % Int64) + 1] = tk_v_fetch_ret29 * tk_v_inv  # softmax.py:256
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(0)  # softmax.py:283
-        k[1] = tk_f5  # softmax.py:283
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:284
-        tk_v_put_at30 = base[1] + c[1]  # softmax.py:285
-        tk_v_put_left31 = n - c[1]  # softmax.py:285
-        tk_v_put_i32 = k[1] * Int32(8)  # softmax.py:285
-        if tk_v_put_left31 >= Int32(8)  # softmax.py:125
-            KernelAbstractions.Extras.@unroll for outer tk_v_put_v33 in Int32(0):Int32(7)  # softmax.py:126
-                out[((tk_v_put_at30 + tk_v_put_v33) % Int64) + 1] = vals[((tk_v_put_i32 + tk_v_put_v33) % Int64) + 1]  # softmax.py:127
+    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(0)  # softmax.py:257
+        k[1] = tk_f5  # softmax.py:257
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:258
+        tk_v_put_at30 = base[1] + c[1]  # softmax.py:259
+        tk_v_put_left31 = n - c[1]  # softmax.py:259
+        tk_v_put_i32 = k[1] * Int32(8)  # softmax.py:259
+        if tk_v_put_left31 >= Int32(8)  # _steps.py:33
+            KernelAbstractions.Extras.@unroll for outer tk_v_put_v33 in Int32(0):Int32(7)  # _steps.py:34
+                out[((tk_v_put_at30 + tk_v_put_v33) % Int64) + 1] = vals[((tk_v_put_i32 + tk_v_put_v33) % Int64) + 1]  # _steps.py:35
             end
         else
-            tk_v_trips1 = UInt32(8)  # softmax.py:129
-            if UInt32(0) < tk_v_trips1  # softmax.py:129
-                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:129
-                    tk_v_put_v33 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # softmax.py:129
-                    if tk_v_put_v33 < tk_v_put_left31  # softmax.py:130
-                        out[((tk_v_put_at30 + tk_v_put_v33) % Int64) + 1] = vals[((tk_v_put_i32 + tk_v_put_v33) % Int64) + 1]  # softmax.py:131
+            tk_v_trips1 = UInt32(8)  # _steps.py:37
+            if UInt32(0) < tk_v_trips1  # _steps.py:37
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # _steps.py:37
+                    tk_v_put_v33 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # _steps.py:37
+                    if tk_v_put_v33 < tk_v_put_left31  # _steps.py:38
+                        out[((tk_v_put_at30 + tk_v_put_v33) % Int64) + 1] = vals[((tk_v_put_i32 + tk_v_put_v33) % Int64) + 1]  # _steps.py:39
                     end
                 end
             end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_58872069)) = 256  # softmax.py:256
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_a14319bb)) = 256  # softmax.py:230
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_fa73ccb2(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:256
-    tk_gi = @index(Global, Linear)  # softmax.py:256
-    tk_li = @index(Local, Linear)  # softmax.py:256
-    vals = @private Float64 (16,)  # softmax.py:256
-    tk_v_group_reduce_smem7 = @localmem Float64 (256,)  # softmax.py:256
-    tk_v_group_reduce_smem18 = @localmem Float64 (256,)  # softmax.py:256
-    tk_u = @localmem Bool (2,)  # softmax.py:256
-    lane = @private Int32 (1,)  # softmax.py:256
-    base = @private Int32 (1,)  # softmax.py:256
-    m = @private Float64 (1,)  # softmax.py:256
-    k = @private Int32 (1,)  # softmax.py:256
-    c = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_result9 = @private Float64 (1,)  # softmax.py:256
-    s = @private Float64 (1,)  # softmax.py:256
-    tk_v_group_tree_tid22 = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_stride21 = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_result20 = @private Float64 (1,)  # softmax.py:256
-    local t::Int32 = zero(Int32)  # softmax.py:256
-    local r::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:256
-    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:256
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:256
-    local tk_f2::Int32 = zero(Int32)  # softmax.py:256
-    lane[1] = Int32(0)  # softmax.py:256
-    base[1] = Int32(0)  # softmax.py:256
-    m[1] = Float64(0.0)  # softmax.py:256
-    k[1] = Int32(0)  # softmax.py:256
-    c[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_result9[1] = Float64(0.0)  # softmax.py:256
-    s[1] = Float64(0.0)  # softmax.py:256
-    tk_v_group_tree_tid22[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_stride21[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_result20[1] = Float64(0.0)  # softmax.py:256
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:257
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:258
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:258
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:258
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:259
-    tk_v_row_start_ret1 = r * n  # softmax.py:93
-    base[1] = tk_v_row_start_ret1  # softmax.py:260
-    m[1] = -Inf64  # softmax.py:262
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:263
-        k[1] = tk_f1  # softmax.py:263
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:264
-        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:265
-        tk_v_take_at3 = base[1] + c[1]  # softmax.py:265
-        tk_v_take_left4 = n - c[1]  # softmax.py:265
-        tk_v_take_fill5 = -Inf32  # softmax.py:265
-        if tk_v_take_left4 >= Int32(8)  # softmax.py:114
-            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:115
-                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # softmax.py:116
+@kernel function tk_softmax_cached_eed55945(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:230
+    tk_gi = @index(Global, Linear)  # softmax.py:230
+    tk_li = @index(Local, Linear)  # softmax.py:230
+    vals = @private Float64 (16,)  # softmax.py:230
+    tk_v_group_reduce_smem7 = @localmem Float64 (256,)  # softmax.py:230
+    tk_v_group_reduce_smem18 = @localmem Float64 (256,)  # softmax.py:230
+    tk_u = @localmem Bool (2,)  # softmax.py:230
+    lane = @private Int32 (1,)  # softmax.py:230
+    base = @private Int32 (1,)  # softmax.py:230
+    m = @private Float64 (1,)  # softmax.py:230
+    k = @private Int32 (1,)  # softmax.py:230
+    c = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_result9 = @private Float64 (1,)  # softmax.py:230
+    s = @private Float64 (1,)  # softmax.py:230
+    tk_v_group_tree_tid22 = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_stride21 = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_result20 = @private Float64 (1,)  # softmax.py:230
+    local t::Int32 = zero(Int32)  # softmax.py:230
+    local r::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:230
+    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:230
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:230
+    local tk_f2::Int32 = zero(Int32)  # softmax.py:230
+    lane[1] = Int32(0)  # softmax.py:230
+    base[1] = Int32(0)  # softmax.py:230
+    m[1] = Float64(0.0)  # softmax.py:230
+    k[1] = Int32(0)  # softmax.py:230
+    c[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_result9[1] = Float64(0.0)  # softmax.py:230
+    s[1] = Float64(0.0)  # softmax.py:230
+    tk_v_group_tree_tid22[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_stride21[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_result20[1] = Float64(0.0)  # softmax.py:230
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:231
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:232
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:232
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:232
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:233
+    tk_v_row_start_ret1 = r * n  # softmax.py:92
+    base[1] = tk_v_row_start_ret1  # softmax.py:234
+    m[1] = -Inf64  # softmax.py:236
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:237
+        k[1] = tk_f1  # softmax.py:237
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:238
+        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:239
+        tk_v_take_at3 = base[1] + c[1]  # softmax.py:239
+        tk_v_take_left4 = n - c[1]  # softmax.py:239
+        tk_v_take_fill5 = -Inf32  # softmax.py:239
+        if tk_v_take_left4 >= Int32(8)  # _steps.py:22
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
             end
         else
-            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:118
-                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : (-Inf64)  # softmax.py:119
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:26
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : (-Inf64)  # _steps.py:27
             end
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:266
-        k[1] = tk_f2  # softmax.py:266
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:267
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:240
+        k[1] = tk_f2  # softmax.py:240
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:241
     end
     tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -1719,16 +1719,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_58872069)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
     tk_v_group_reduce_ret8 = tk_v_group_tree_ret12  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret8  # softmax.py:268
-    s[1] = Float64(0.0)  # softmax.py:269
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:270
-        k[1] = tk_f3  # softmax.py:270
-        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:271
-        tk_v_shifted_ret17 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v16 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v16 - m[1])  # softmax.py:59
-        e = exp(tk_v_shifted_ret17)  # softmax.py:271
-        s[1] = s[1] + e  # softmax.py:272
-        if !(want_log != Int32(0))  # softmax.py:273
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:70
+    m[1] = tk_v_group_reduce_ret8  # softmax.py:242
+    s[1] = Float64(0.0)  # softmax.py:243
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:244
+        k[1] = tk_f3  # softmax.py:244
+        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:245
+        tk_v_shifted_ret17 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v16 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v16 - m[1])  # softmax.py:60
+        e = exp(tk_v_shifted_ret17)  # softmax.py:245
+        s[1] = s[1] + e  # softmax.py:246
+        if !(want_log != Int32(0))  # softmax.py:247
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:69
         end
     end
     tk_v_group_tree_tid22[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -1775,117 +1775,117 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_58872069)) = 256  # soft
     local tk_f5::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret23 = tk_v_group_tree_result20[1]  # reductions.py:30
     tk_v_group_reduce_ret19 = tk_v_group_tree_ret23  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret19  # softmax.py:275
-    ls = tk_log(s[1])  # softmax.py:276
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:277
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(15)  # softmax.py:278
-        k[1] = tk_f4  # softmax.py:278
-        if want_log != Int32(0)  # softmax.py:279
-            tk_v_shifted_v27 = vals[(k[1] % Int64) + 1]  # softmax.py:280
-            tk_v_shifted_ret28 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v27 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v27 - m[1])  # softmax.py:59
-            vals[(k[1] % Int64) + 1] = tk_v_shifted_ret28 - ls  # softmax.py:280
+    s[1] = tk_v_group_reduce_ret19  # softmax.py:249
+    ls = tk_log(s[1])  # softmax.py:250
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:251
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(15)  # softmax.py:252
+        k[1] = tk_f4  # softmax.py:252
+        if want_log != Int32(0)  # softmax.py:253
+            tk_v_shifted_v27 = vals[(k[1] % Int64) + 1]  # softmax.py:254
+            tk_v_shifted_ret28 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v27 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v27 - m[1])  # softmax.py:60
+            vals[(k[1] % Int64) + 1] = tk_v_shifted_ret28 - ls  # softmax.py:254
         else
-            tk_v_fetch_ret29 = vals[(k[1] % Int64) + 1]  # softmax.py:81
-            vals[(k[1] % Int64) + 1] = tk_v_fetch_ret29 * tk_v_inv  # softmax.py:282
+            tk_v_fetch_ret29 = vals[(k[1] % Int64) + 1]  # softmax.py:80
+            vals[(k[1] % Int64) + 1] = tk_v_fetch_ret29 * tk_v_inv  # softmax.py:256
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(1)  # softmax.py:283
-        k[1] = tk_f5  # softmax.py:283
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:284
-        tk_v_put_at30 = base[1] + c[1]  # softmax.py:285
-        tk_v_put_left31 = n - c[1]  # softmax.py:285
-        tk_v_put_i32 = k[1] * Int32(8)  # softmax.py:285
-        if tk_v_put_left31 >= Int32(8)  # softmax.py:125
-            KernelAbstractions.Extras.@unroll for outer tk_v_put_v33 in Int32(0):Int32(7)  # softmax.py:126
-                out[((tk_v_put_at30 + tk_v_put_v33) % Int64) + 1] = vals[((tk_v_put_i32 + tk_v_put_v33) % Int64) + 1]  # softmax.py:127
+    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(1)  # softmax.py:257
+        k[1] = tk_f5  # softmax.py:257
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:258
+        tk_v_put_at30 = base[1] + c[1]  # softmax.py:259
+        tk_v_put_left31 = n - c[1]  # softmax.py:259
+        tk_v_put_i32 = k[1] * Int32(8)  # softmax.py:259
+        if tk_v_put_left31 >= Int32(8)  # _steps.py:33
+            KernelAbstractions.Extras.@unroll for outer tk_v_put_v33 in Int32(0):Int32(7)  # _steps.py:34
+                out[((tk_v_put_at30 + tk_v_put_v33) % Int64) + 1] = vals[((tk_v_put_i32 + tk_v_put_v33) % Int64) + 1]  # _steps.py:35
             end
         else
-            tk_v_trips1 = UInt32(8)  # softmax.py:129
-            if UInt32(0) < tk_v_trips1  # softmax.py:129
-                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:129
-                    tk_v_put_v33 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # softmax.py:129
-                    if tk_v_put_v33 < tk_v_put_left31  # softmax.py:130
-                        out[((tk_v_put_at30 + tk_v_put_v33) % Int64) + 1] = vals[((tk_v_put_i32 + tk_v_put_v33) % Int64) + 1]  # softmax.py:131
+            tk_v_trips1 = UInt32(8)  # _steps.py:37
+            if UInt32(0) < tk_v_trips1  # _steps.py:37
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # _steps.py:37
+                    tk_v_put_v33 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # _steps.py:37
+                    if tk_v_put_v33 < tk_v_put_left31  # _steps.py:38
+                        out[((tk_v_put_at30 + tk_v_put_v33) % Int64) + 1] = vals[((tk_v_put_i32 + tk_v_put_v33) % Int64) + 1]  # _steps.py:39
                     end
                 end
             end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_fa73ccb2)) = 256  # softmax.py:256
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_eed55945)) = 256  # softmax.py:230
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_138b0458(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:256
-    tk_gi = @index(Global, Linear)  # softmax.py:256
-    tk_li = @index(Local, Linear)  # softmax.py:256
-    vals = @private Float64 (32,)  # softmax.py:256
-    tk_v_group_reduce_smem7 = @localmem Float64 (256,)  # softmax.py:256
-    tk_v_group_reduce_smem18 = @localmem Float64 (256,)  # softmax.py:256
-    tk_u = @localmem Bool (2,)  # softmax.py:256
-    lane = @private Int32 (1,)  # softmax.py:256
-    base = @private Int32 (1,)  # softmax.py:256
-    m = @private Float64 (1,)  # softmax.py:256
-    k = @private Int32 (1,)  # softmax.py:256
-    c = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_result9 = @private Float64 (1,)  # softmax.py:256
-    s = @private Float64 (1,)  # softmax.py:256
-    tk_v_group_tree_tid22 = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_stride21 = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_result20 = @private Float64 (1,)  # softmax.py:256
-    local t::Int32 = zero(Int32)  # softmax.py:256
-    local r::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:256
-    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:256
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:256
-    local tk_f2::Int32 = zero(Int32)  # softmax.py:256
-    lane[1] = Int32(0)  # softmax.py:256
-    base[1] = Int32(0)  # softmax.py:256
-    m[1] = Float64(0.0)  # softmax.py:256
-    k[1] = Int32(0)  # softmax.py:256
-    c[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_result9[1] = Float64(0.0)  # softmax.py:256
-    s[1] = Float64(0.0)  # softmax.py:256
-    tk_v_group_tree_tid22[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_stride21[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_result20[1] = Float64(0.0)  # softmax.py:256
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:257
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:258
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:258
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:258
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:259
-    tk_v_row_start_ret1 = r * n  # softmax.py:93
-    base[1] = tk_v_row_start_ret1  # softmax.py:260
-    m[1] = -Inf64  # softmax.py:262
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:263
-        k[1] = tk_f1  # softmax.py:263
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:264
-        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:265
-        tk_v_take_at3 = base[1] + c[1]  # softmax.py:265
-        tk_v_take_left4 = n - c[1]  # softmax.py:265
-        tk_v_take_fill5 = -Inf32  # softmax.py:265
-        if tk_v_take_left4 >= Int32(8)  # softmax.py:114
-            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:115
-                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # softmax.py:116
+@kernel function tk_softmax_cached_fb695e4a(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:230
+    tk_gi = @index(Global, Linear)  # softmax.py:230
+    tk_li = @index(Local, Linear)  # softmax.py:230
+    vals = @private Float64 (32,)  # softmax.py:230
+    tk_v_group_reduce_smem7 = @localmem Float64 (256,)  # softmax.py:230
+    tk_v_group_reduce_smem18 = @localmem Float64 (256,)  # softmax.py:230
+    tk_u = @localmem Bool (2,)  # softmax.py:230
+    lane = @private Int32 (1,)  # softmax.py:230
+    base = @private Int32 (1,)  # softmax.py:230
+    m = @private Float64 (1,)  # softmax.py:230
+    k = @private Int32 (1,)  # softmax.py:230
+    c = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_result9 = @private Float64 (1,)  # softmax.py:230
+    s = @private Float64 (1,)  # softmax.py:230
+    tk_v_group_tree_tid22 = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_stride21 = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_result20 = @private Float64 (1,)  # softmax.py:230
+    local t::Int32 = zero(Int32)  # softmax.py:230
+    local r::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:230
+    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:230
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:230
+    local tk_f2::Int32 = zero(Int32)  # softmax.py:230
+    lane[1] = Int32(0)  # softmax.py:230
+    base[1] = Int32(0)  # softmax.py:230
+    m[1] = Float64(0.0)  # softmax.py:230
+    k[1] = Int32(0)  # softmax.py:230
+    c[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_result9[1] = Float64(0.0)  # softmax.py:230
+    s[1] = Float64(0.0)  # softmax.py:230
+    tk_v_group_tree_tid22[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_stride21[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_result20[1] = Float64(0.0)  # softmax.py:230
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:231
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:232
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:232
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:232
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:233
+    tk_v_row_start_ret1 = r * n  # softmax.py:92
+    base[1] = tk_v_row_start_ret1  # softmax.py:234
+    m[1] = -Inf64  # softmax.py:236
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:237
+        k[1] = tk_f1  # softmax.py:237
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:238
+        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:239
+        tk_v_take_at3 = base[1] + c[1]  # softmax.py:239
+        tk_v_take_left4 = n - c[1]  # softmax.py:239
+        tk_v_take_fill5 = -Inf32  # softmax.py:239
+        if tk_v_take_left4 >= Int32(8)  # _steps.py:22
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
             end
         else
-            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:118
-                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : (-Inf64)  # softmax.py:119
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:26
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : (-Inf64)  # _steps.py:27
             end
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:266
-        k[1] = tk_f2  # softmax.py:266
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:267
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:240
+        k[1] = tk_f2  # softmax.py:240
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:241
     end
     tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -1922,16 +1922,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_fa73ccb2)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
     tk_v_group_reduce_ret8 = tk_v_group_tree_ret12  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret8  # softmax.py:268
-    s[1] = Float64(0.0)  # softmax.py:269
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:270
-        k[1] = tk_f3  # softmax.py:270
-        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:271
-        tk_v_shifted_ret17 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v16 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v16 - m[1])  # softmax.py:59
-        e = exp(tk_v_shifted_ret17)  # softmax.py:271
-        s[1] = s[1] + e  # softmax.py:272
-        if !(want_log != Int32(0))  # softmax.py:273
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:70
+    m[1] = tk_v_group_reduce_ret8  # softmax.py:242
+    s[1] = Float64(0.0)  # softmax.py:243
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:244
+        k[1] = tk_f3  # softmax.py:244
+        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:245
+        tk_v_shifted_ret17 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v16 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v16 - m[1])  # softmax.py:60
+        e = exp(tk_v_shifted_ret17)  # softmax.py:245
+        s[1] = s[1] + e  # softmax.py:246
+        if !(want_log != Int32(0))  # softmax.py:247
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:69
         end
     end
     tk_v_group_tree_tid22[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -1978,106 +1978,106 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_fa73ccb2)) = 256  # soft
     local tk_f5::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret23 = tk_v_group_tree_result20[1]  # reductions.py:30
     tk_v_group_reduce_ret19 = tk_v_group_tree_ret23  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret19  # softmax.py:275
-    ls = tk_log(s[1])  # softmax.py:276
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:277
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(31)  # softmax.py:278
-        k[1] = tk_f4  # softmax.py:278
-        if want_log != Int32(0)  # softmax.py:279
-            tk_v_shifted_v27 = vals[(k[1] % Int64) + 1]  # softmax.py:280
-            tk_v_shifted_ret28 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v27 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v27 - m[1])  # softmax.py:59
-            vals[(k[1] % Int64) + 1] = tk_v_shifted_ret28 - ls  # softmax.py:280
+    s[1] = tk_v_group_reduce_ret19  # softmax.py:249
+    ls = tk_log(s[1])  # softmax.py:250
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:251
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(31)  # softmax.py:252
+        k[1] = tk_f4  # softmax.py:252
+        if want_log != Int32(0)  # softmax.py:253
+            tk_v_shifted_v27 = vals[(k[1] % Int64) + 1]  # softmax.py:254
+            tk_v_shifted_ret28 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v27 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v27 - m[1])  # softmax.py:60
+            vals[(k[1] % Int64) + 1] = tk_v_shifted_ret28 - ls  # softmax.py:254
         else
-            tk_v_fetch_ret29 = vals[(k[1] % Int64) + 1]  # softmax.py:81
-            vals[(k[1] % Int64) + 1] = tk_v_fetch_ret29 * tk_v_inv  # softmax.py:282
+            tk_v_fetch_ret29 = vals[(k[1] % Int64) + 1]  # softmax.py:80
+            vals[(k[1] % Int64) + 1] = tk_v_fetch_ret29 * tk_v_inv  # softmax.py:256
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(3)  # softmax.py:283
-        k[1] = tk_f5  # softmax.py:283
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:284
-        tk_v_put_at30 = base[1] + c[1]  # softmax.py:285
-        tk_v_put_left31 = n - c[1]  # softmax.py:285
-        tk_v_put_i32 = k[1] * Int32(8)  # softmax.py:285
-        if tk_v_put_left31 >= Int32(8)  # softmax.py:125
-            KernelAbstractions.Extras.@unroll for outer tk_v_put_v33 in Int32(0):Int32(7)  # softmax.py:126
-                out[((tk_v_put_at30 + tk_v_put_v33) % Int64) + 1] = vals[((tk_v_put_i32 + tk_v_put_v33) % Int64) + 1]  # softmax.py:127
+    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(3)  # softmax.py:257
+        k[1] = tk_f5  # softmax.py:257
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:258
+        tk_v_put_at30 = base[1] + c[1]  # softmax.py:259
+        tk_v_put_left31 = n - c[1]  # softmax.py:259
+        tk_v_put_i32 = k[1] * Int32(8)  # softmax.py:259
+        if tk_v_put_left31 >= Int32(8)  # _steps.py:33
+            KernelAbstractions.Extras.@unroll for outer tk_v_put_v33 in Int32(0):Int32(7)  # _steps.py:34
+                out[((tk_v_put_at30 + tk_v_put_v33) % Int64) + 1] = vals[((tk_v_put_i32 + tk_v_put_v33) % Int64) + 1]  # _steps.py:35
             end
         else
-            tk_v_trips1 = UInt32(8)  # softmax.py:129
-            if UInt32(0) < tk_v_trips1  # softmax.py:129
-                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:129
-                    tk_v_put_v33 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # softmax.py:129
-                    if tk_v_put_v33 < tk_v_put_left31  # softmax.py:130
-                        out[((tk_v_put_at30 + tk_v_put_v33) % Int64) + 1] = vals[((tk_v_put_i32 + tk_v_put_v33) % Int64) + 1]  # softmax.py:131
+            tk_v_trips1 = UInt32(8)  # _steps.py:37
+            if UInt32(0) < tk_v_trips1  # _steps.py:37
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # _steps.py:37
+                    tk_v_put_v33 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # _steps.py:37
+                    if tk_v_put_v33 < tk_v_put_left31  # _steps.py:38
+                        out[((tk_v_put_at30 + tk_v_put_v33) % Int64) + 1] = vals[((tk_v_put_i32 + tk_v_put_v33) % Int64) + 1]  # _steps.py:39
                     end
                 end
             end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_138b0458)) = 256  # softmax.py:256
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_fb695e4a)) = 256  # softmax.py:230
 
 # Tack kernel `_online`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__online_e003470c(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:290
-    tk_gi = @index(Global, Linear)  # softmax.py:290
-    tk_li = @index(Local, Linear)  # softmax.py:290
-    tk_v_group_reduce_smem2 = @localmem Float64 (256,)  # softmax.py:290
-    tk_v_group_reduce_smem13 = @localmem Float64 (256,)  # softmax.py:290
-    tk_u = @localmem Bool (2,)  # softmax.py:290
-    lane = @private Int32 (1,)  # softmax.py:290
-    base = @private Int32 (1,)  # softmax.py:290
-    m = @private Float64 (1,)  # softmax.py:290
-    s = @private Float64 (1,)  # softmax.py:290
-    c = @private Int32 (1,)  # softmax.py:290
-    v = @private Float64 (1,)  # softmax.py:290
-    tk_v_group_tree_tid6 = @private Int32 (1,)  # softmax.py:290
-    tk_v_group_tree_stride5 = @private Int32 (1,)  # softmax.py:290
-    tk_v_group_tree_result4 = @private Float64 (1,)  # softmax.py:290
-    big = @private Float64 (1,)  # softmax.py:290
-    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:290
-    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:290
-    tk_v_group_tree_result15 = @private Float64 (1,)  # softmax.py:290
-    local t::Int32 = zero(Int32)  # softmax.py:290
-    local r::Int32 = zero(Int32)  # softmax.py:290
-    local tk_v_shifted_ret1::Float64 = zero(Float64)  # softmax.py:290
-    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:290
-    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:290
-    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:290
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:290
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:290
-    lane[1] = Int32(0)  # softmax.py:290
-    base[1] = Int32(0)  # softmax.py:290
-    m[1] = Float64(0.0)  # softmax.py:290
-    s[1] = Float64(0.0)  # softmax.py:290
-    c[1] = Int32(0)  # softmax.py:290
-    v[1] = Float64(0.0)  # softmax.py:290
-    tk_v_group_tree_tid6[1] = Int32(0)  # softmax.py:290
-    tk_v_group_tree_stride5[1] = Int32(0)  # softmax.py:290
-    tk_v_group_tree_result4[1] = Float64(0.0)  # softmax.py:290
-    big[1] = Float64(0.0)  # softmax.py:290
-    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:290
-    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:290
-    tk_v_group_tree_result15[1] = Float64(0.0)  # softmax.py:290
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:291
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:292
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:292
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:292
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:293
-    base[1] = r * n  # softmax.py:294
-    m[1] = -Inf64  # softmax.py:295
-    s[1] = Float64(0.0)  # softmax.py:296
-    tk_v_start3 = lane[1] % Int64  # softmax.py:297
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:297
-    if UInt32(0) < tk_v_trips1  # softmax.py:297
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:297
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # softmax.py:297
-            v[1] = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:298
-            if v[1] > m[1]  # softmax.py:299
-                s[1] = s[1] * exp(m[1] - v[1])  # softmax.py:300
-                m[1] = v[1]  # softmax.py:301
+@kernel function tk__online_f4458cd7(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:264
+    tk_gi = @index(Global, Linear)  # softmax.py:264
+    tk_li = @index(Local, Linear)  # softmax.py:264
+    tk_v_group_reduce_smem2 = @localmem Float64 (256,)  # softmax.py:264
+    tk_v_group_reduce_smem13 = @localmem Float64 (256,)  # softmax.py:264
+    tk_u = @localmem Bool (2,)  # softmax.py:264
+    lane = @private Int32 (1,)  # softmax.py:264
+    base = @private Int32 (1,)  # softmax.py:264
+    m = @private Float64 (1,)  # softmax.py:264
+    s = @private Float64 (1,)  # softmax.py:264
+    c = @private Int32 (1,)  # softmax.py:264
+    v = @private Float64 (1,)  # softmax.py:264
+    tk_v_group_tree_tid6 = @private Int32 (1,)  # softmax.py:264
+    tk_v_group_tree_stride5 = @private Int32 (1,)  # softmax.py:264
+    tk_v_group_tree_result4 = @private Float64 (1,)  # softmax.py:264
+    big = @private Float64 (1,)  # softmax.py:264
+    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:264
+    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:264
+    tk_v_group_tree_result15 = @private Float64 (1,)  # softmax.py:264
+    local t::Int32 = zero(Int32)  # softmax.py:264
+    local r::Int32 = zero(Int32)  # softmax.py:264
+    local tk_v_shifted_ret1::Float64 = zero(Float64)  # softmax.py:264
+    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:264
+    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:264
+    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:264
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:264
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:264
+    lane[1] = Int32(0)  # softmax.py:264
+    base[1] = Int32(0)  # softmax.py:264
+    m[1] = Float64(0.0)  # softmax.py:264
+    s[1] = Float64(0.0)  # softmax.py:264
+    c[1] = Int32(0)  # softmax.py:264
+    v[1] = Float64(0.0)  # softmax.py:264
+    tk_v_group_tree_tid6[1] = Int32(0)  # softmax.py:264
+    tk_v_group_tree_stride5[1] = Int32(0)  # softmax.py:264
+    tk_v_group_tree_result4[1] = Float64(0.0)  # softmax.py:264
+    big[1] = Float64(0.0)  # softmax.py:264
+    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:264
+    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:264
+    tk_v_group_tree_result15[1] = Float64(0.0)  # softmax.py:264
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:265
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:266
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:266
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:266
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:267
+    base[1] = r * n  # softmax.py:268
+    m[1] = -Inf64  # softmax.py:269
+    s[1] = Float64(0.0)  # softmax.py:270
+    tk_v_start3 = lane[1] % Int64  # softmax.py:271
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:271
+    if UInt32(0) < tk_v_trips1  # softmax.py:271
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:271
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # softmax.py:271
+            v[1] = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:272
+            if v[1] > m[1]  # softmax.py:273
+                s[1] = s[1] * exp(m[1] - v[1])  # softmax.py:274
+                m[1] = v[1]  # softmax.py:275
             end
-            tk_v_shifted_ret1 = ifelse(m[1] == Inf64, ifelse(v[1] == m[1], Float64(0.0), -Inf64), v[1] - m[1])  # softmax.py:59
-            s[1] = s[1] + exp(tk_v_shifted_ret1)  # softmax.py:302
+            tk_v_shifted_ret1 = ifelse(m[1] == Inf64, ifelse(v[1] == m[1], Float64(0.0), -Inf64), v[1] - m[1])  # softmax.py:60
+            s[1] = s[1] + exp(tk_v_shifted_ret1)  # softmax.py:276
         end
     end
     tk_v_group_tree_tid6[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -2113,9 +2113,9 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_138b0458)) = 256  # soft
     local tk_v_group_reduce_x11::Float64 = zero(Float64)  # reductions.py:30
     tk_v_group_tree_ret7 = tk_v_group_tree_result4[1]  # reductions.py:30
     tk_v_group_reduce_ret3 = tk_v_group_tree_ret7  # reductions.py:38
-    big[1] = tk_v_group_reduce_ret3  # softmax.py:303
-    tk_v_shifted_ret12 = ifelse(big[1] == Inf64, ifelse(m[1] == big[1], Float64(0.0), -Inf64), m[1] - big[1])  # softmax.py:59
-    tk_v_group_reduce_x11 = s[1] * exp(tk_v_shifted_ret12)  # softmax.py:305
+    big[1] = tk_v_group_reduce_ret3  # softmax.py:277
+    tk_v_shifted_ret12 = ifelse(big[1] == Inf64, ifelse(m[1] == big[1], Float64(0.0), -Inf64), m[1] - big[1])  # softmax.py:60
+    tk_v_group_reduce_x11 = s[1] * exp(tk_v_shifted_ret12)  # softmax.py:279
     tk_v_group_tree_tid17[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1] = tk_v_group_reduce_x11  # reductions.py:20
     @synchronize()  # reductions.py:21
@@ -2153,99 +2153,99 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_138b0458)) = 256  # soft
     local tk_v_start6::Int64 = zero(Int64)  # reductions.py:30
     tk_v_group_tree_ret18 = tk_v_group_tree_result15[1]  # reductions.py:30
     tk_v_group_reduce_ret14 = tk_v_group_tree_ret18  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret14  # softmax.py:305
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:306
-    tk_v_start6 = lane[1] % Int64  # softmax.py:307
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:307
-    if UInt32(0) < tk_v_trips4  # softmax.py:307
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # softmax.py:307
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # softmax.py:307
-            tk_v_shifted_v22 = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:308
-            tk_v_shifted_ret23 = ifelse(big[1] == Inf64, ifelse(tk_v_shifted_v22 == big[1], Float64(0.0), -Inf64), tk_v_shifted_v22 - big[1])  # softmax.py:59
-            v[1] = tk_v_shifted_ret23  # softmax.py:308
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (v[1] - tk_log(s[1])) : (exp(v[1]) * tk_v_inv)  # softmax.py:309
+    s[1] = tk_v_group_reduce_ret14  # softmax.py:279
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:280
+    tk_v_start6 = lane[1] % Int64  # softmax.py:281
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:281
+    if UInt32(0) < tk_v_trips4  # softmax.py:281
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # softmax.py:281
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # softmax.py:281
+            tk_v_shifted_v22 = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:282
+            tk_v_shifted_ret23 = ifelse(big[1] == Inf64, ifelse(tk_v_shifted_v22 == big[1], Float64(0.0), -Inf64), tk_v_shifted_v22 - big[1])  # softmax.py:60
+            v[1] = tk_v_shifted_ret23  # softmax.py:282
+            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (v[1] - tk_log(s[1])) : (exp(v[1]) * tk_v_inv)  # softmax.py:283
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__online_e003470c)) = 256  # softmax.py:290
+TackRuntime.tk_workgroupsize(::typeof(tk__online_f4458cd7)) = 256  # softmax.py:264
 
 # Tack kernel `_rows`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__rows_fd89282f(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:199
-    tk_gi = @index(Global, Linear)  # softmax.py:199
-    tk_v_row_fold_f32_acc3 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:199
-    tk_v_lane_exp_sum_f32_acc25 = TackRuntime.tk_private(Float32, Val(256))  # softmax.py:199
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:199
-    local r::Int32 = zero(Int32)  # softmax.py:199
-    local base::Int32 = zero(Int32)  # softmax.py:199
-    local tk_v_row_fold_f32_p2::Int32 = zero(Int32)  # softmax.py:199
-    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # softmax.py:199
-    local tk_v_first_ret9::Float16 = zero(Float16)  # softmax.py:199
-    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_larger_acc10::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_larger_v11::Float16 = zero(Float16)  # softmax.py:199
-    local tk_v_larger_ret12::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_larger_acc13::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_larger_v14::Float16 = zero(Float16)  # softmax.py:199
-    local tk_v_larger_ret15::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_larger_a16::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_larger_b17::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_larger_ret18::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_larger_a19::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_larger_b20::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_larger_ret21::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_larger_a22::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_larger_b23::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_larger_ret24::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_fold_lanes_ret8::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_row_fold_f32_ret4::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_row_max_ret1::Float32 = zero(Float32)  # softmax.py:199
-    local m::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_lane_sum_live31::Int32 = zero(Int32)  # softmax.py:199
-    local tk_v_lane_sum_j30::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_lane_sum_c27::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_lane_sum_end29::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_lane_sum_v32::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_shifted_v35::Float16 = zero(Float16)  # softmax.py:199
-    local tk_v_shifted_ret36::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_lane_sum_e28::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_no_stash_i37::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_no_stash_ret38::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_lane_sum_whole33::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_shifted_v39::Float16 = zero(Float16)  # softmax.py:199
-    local tk_v_shifted_ret40::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_no_stash_i41::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_no_stash_ret42::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_shifted_v43::Float16 = zero(Float16)  # softmax.py:199
-    local tk_v_shifted_ret44::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_no_stash_i45::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_no_stash_ret46::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_lane_tree_s48::Int32 = zero(Int32)  # softmax.py:199
-    local tk_v_lane_tree_i47::Int32 = zero(Int32)  # softmax.py:199
-    local tk_v_lane_tree_ret49::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_lane_sum_ret34::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_lane_exp_sum_f32_ret26::Float32 = zero(Float32)  # softmax.py:199
-    local s::Float32 = zero(Float32)  # softmax.py:199
-    local ls::Float32 = zero(Float32)  # softmax.py:199
-    local c::Int32 = zero(Int32)  # softmax.py:199
-    local tk_v_shifted_v50::Float16 = zero(Float16)  # softmax.py:199
-    local tk_v_shifted_ret51::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_inv::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_recompute_i52::Int32 = zero(Int32)  # softmax.py:199
-    local tk_v_shifted_v54::Float16 = zero(Float16)  # softmax.py:199
-    local tk_v_shifted_ret55::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_recompute_ret53::Float32 = zero(Float32)  # softmax.py:199
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:199
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:199
-    local tk_v_cse3::Int32 = zero(Int32)  # softmax.py:199
-    local tk_v_cse4::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_cse5::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_cse6::Int64 = zero(Int64)  # softmax.py:199
-    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:199
-    local tk_v_cse8::Int32 = zero(Int32)  # softmax.py:199
-    if tk_t < tk_n  # softmax.py:199
-        r = tk_t % Int32  # softmax.py:200
-        base = r * n  # softmax.py:201
+@kernel function tk__rows_bdee3f11(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:173
+    tk_gi = @index(Global, Linear)  # softmax.py:173
+    tk_v_row_fold_f32_acc3 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:173
+    tk_v_lane_exp_sum_f32_acc25 = TackRuntime.tk_private(Float32, Val(256))  # softmax.py:173
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:173
+    local r::Int32 = zero(Int32)  # softmax.py:173
+    local base::Int32 = zero(Int32)  # softmax.py:173
+    local tk_v_row_fold_f32_p2::Int32 = zero(Int32)  # softmax.py:173
+    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # softmax.py:173
+    local tk_v_first_ret9::Float16 = zero(Float16)  # softmax.py:173
+    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_larger_acc10::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_larger_v11::Float16 = zero(Float16)  # softmax.py:173
+    local tk_v_larger_ret12::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_larger_acc13::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_larger_v14::Float16 = zero(Float16)  # softmax.py:173
+    local tk_v_larger_ret15::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_larger_a16::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_larger_b17::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_larger_ret18::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_larger_a19::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_larger_b20::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_larger_ret21::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_larger_a22::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_larger_b23::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_larger_ret24::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_fold_lanes_ret8::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_row_fold_f32_ret4::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_row_max_ret1::Float32 = zero(Float32)  # softmax.py:173
+    local m::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_lane_sum_live31::Int32 = zero(Int32)  # softmax.py:173
+    local tk_v_lane_sum_j30::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_lane_sum_c27::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_lane_sum_end29::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_lane_sum_v32::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_shifted_v35::Float16 = zero(Float16)  # softmax.py:173
+    local tk_v_shifted_ret36::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_lane_sum_e28::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_no_stash_i37::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_no_stash_ret38::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_lane_sum_whole33::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_shifted_v39::Float16 = zero(Float16)  # softmax.py:173
+    local tk_v_shifted_ret40::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_no_stash_i41::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_no_stash_ret42::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_shifted_v43::Float16 = zero(Float16)  # softmax.py:173
+    local tk_v_shifted_ret44::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_no_stash_i45::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_no_stash_ret46::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_lane_tree_s48::Int32 = zero(Int32)  # softmax.py:173
+    local tk_v_lane_tree_i47::Int32 = zero(Int32)  # softmax.py:173
+    local tk_v_lane_tree_ret49::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_lane_sum_ret34::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_lane_exp_sum_f32_ret26::Float32 = zero(Float32)  # softmax.py:173
+    local s::Float32 = zero(Float32)  # softmax.py:173
+    local ls::Float32 = zero(Float32)  # softmax.py:173
+    local c::Int32 = zero(Int32)  # softmax.py:173
+    local tk_v_shifted_v50::Float16 = zero(Float16)  # softmax.py:173
+    local tk_v_shifted_ret51::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_inv::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_recompute_i52::Int32 = zero(Int32)  # softmax.py:173
+    local tk_v_shifted_v54::Float16 = zero(Float16)  # softmax.py:173
+    local tk_v_shifted_ret55::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_recompute_ret53::Float32 = zero(Float32)  # softmax.py:173
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:173
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:173
+    local tk_v_cse3::Int32 = zero(Int32)  # softmax.py:173
+    local tk_v_cse4::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_cse5::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_cse6::Int64 = zero(Int64)  # softmax.py:173
+    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:173
+    local tk_v_cse8::Int32 = zero(Int32)  # softmax.py:173
+    if tk_t < tk_n  # softmax.py:173
+        r = tk_t % Int32  # softmax.py:174
+        base = r * n  # softmax.py:175
         tk_v_row_fold_f32_p2 = Int32(0)  # _rowsum.py:101
         KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:41
             tk_v_first_ret9 = x[(base % Int64) + 1]  # _rowsum.py:66
@@ -2287,100 +2287,100 @@ TackRuntime.tk_workgroupsize(::typeof(tk__online_e003470c)) = 256  # softmax.py:
         tk_v_fold_lanes_ret8 = tk_v_larger_ret24  # _rowsum.py:56
         tk_v_row_fold_f32_ret4 = tk_v_fold_lanes_ret8  # _rowsum.py:36
         tk_v_row_max_ret1 = tk_v_row_fold_f32_ret4  # _rowsum.py:101
-        m = tk_v_row_max_ret1  # softmax.py:202
-        tk_v_cse1 = (n + Int32(8)) - Int32(1)  # softmax.py:172
-        tk_v_cse2 = rem(tk_v_cse1, Int32(8))  # softmax.py:172
-        tk_v_cse3 = div(tk_v_cse1, Int32(8))  # softmax.py:172
-        tk_v_lane_sum_live31 = min(ifelse((tk_v_cse2 != Int32(0)) & (tk_v_cse2 < Int32(0)), tk_v_cse3 - Int32(1), tk_v_cse3), Int32(256))  # softmax.py:172
-        if Int64(0) < (max(tk_v_lane_sum_live31, Int32(16)) % Int64)  # softmax.py:173
-            for outer tk_v_lane_sum_j30 in Int64(0):((max(tk_v_lane_sum_live31, Int32(16)) % Int64) - Int64(1))  # softmax.py:173
-                tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_j30 + 1] = 0.0f0  # softmax.py:174
+        m = tk_v_row_max_ret1  # softmax.py:176
+        tk_v_cse1 = (n + Int32(8)) - Int32(1)  # softmax.py:146
+        tk_v_cse2 = rem(tk_v_cse1, Int32(8))  # softmax.py:146
+        tk_v_cse3 = div(tk_v_cse1, Int32(8))  # softmax.py:146
+        tk_v_lane_sum_live31 = min(ifelse((tk_v_cse2 != Int32(0)) & (tk_v_cse2 < Int32(0)), tk_v_cse3 - Int32(1), tk_v_cse3), Int32(256))  # softmax.py:146
+        if Int64(0) < (max(tk_v_lane_sum_live31, Int32(16)) % Int64)  # softmax.py:147
+            for outer tk_v_lane_sum_j30 in Int64(0):((max(tk_v_lane_sum_live31, Int32(16)) % Int64) - Int64(1))  # softmax.py:147
+                tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_j30 + 1] = 0.0f0  # softmax.py:148
             end
         end
-        tk_v_lane_sum_c27 = base % Int64  # softmax.py:175
-        tk_v_lane_sum_end29 = tk_v_lane_sum_c27 + (n % Int64)  # softmax.py:176
-        while (tk_v_lane_sum_c27 + Int64(2048)) <= tk_v_lane_sum_end29  # softmax.py:177
-            for outer tk_v_lane_sum_j30 in Int64(0):Int64(255)  # softmax.py:178
-                KernelAbstractions.Extras.@unroll for outer tk_v_lane_sum_v32 in Int64(0):Int64(7)  # softmax.py:179
-                    tk_v_shifted_v35 = x[((tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32) + 1]  # softmax.py:180
-                    tk_v_shifted_ret36 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v35) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v35) - m)  # softmax.py:59
-                    tk_v_lane_sum_e28 = exp(tk_v_shifted_ret36)  # softmax.py:180
-                    tk_v_no_stash_i37 = (tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32  # softmax.py:181
-                    tk_v_no_stash_ret38 = tk_v_lane_sum_e28  # softmax.py:76
-                    tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:182
+        tk_v_lane_sum_c27 = base % Int64  # softmax.py:149
+        tk_v_lane_sum_end29 = tk_v_lane_sum_c27 + (n % Int64)  # softmax.py:150
+        while (tk_v_lane_sum_c27 + Int64(2048)) <= tk_v_lane_sum_end29  # softmax.py:151
+            for outer tk_v_lane_sum_j30 in Int64(0):Int64(255)  # softmax.py:152
+                KernelAbstractions.Extras.@unroll for outer tk_v_lane_sum_v32 in Int64(0):Int64(7)  # softmax.py:153
+                    tk_v_shifted_v35 = x[((tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32) + 1]  # softmax.py:154
+                    tk_v_shifted_ret36 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v35) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v35) - m)  # softmax.py:60
+                    tk_v_lane_sum_e28 = exp(tk_v_shifted_ret36)  # softmax.py:154
+                    tk_v_no_stash_i37 = (tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32  # softmax.py:155
+                    tk_v_no_stash_ret38 = tk_v_lane_sum_e28  # softmax.py:75
+                    tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:156
                 end
             end
-            tk_v_lane_sum_c27 = tk_v_lane_sum_c27 + Int64(2048)  # softmax.py:183
+            tk_v_lane_sum_c27 = tk_v_lane_sum_c27 + Int64(2048)  # softmax.py:157
         end
-        tk_v_cse4 = tk_v_lane_sum_end29 - tk_v_lane_sum_c27  # softmax.py:184
-        tk_v_cse5 = rem(tk_v_cse4, Int64(8))  # softmax.py:184
-        tk_v_cse6 = div(tk_v_cse4, Int64(8))  # softmax.py:184
-        tk_v_lane_sum_whole33 = ifelse((tk_v_cse5 != Int64(0)) & (tk_v_cse5 < Int64(0)), tk_v_cse6 - Int64(1), tk_v_cse6)  # softmax.py:184
-        if Int64(0) < tk_v_lane_sum_whole33  # softmax.py:185
-            for outer tk_v_lane_sum_j30 in Int64(0):(tk_v_lane_sum_whole33 - Int64(1))  # softmax.py:185
-                KernelAbstractions.Extras.@unroll for outer tk_v_lane_sum_v32 in Int64(0):Int64(7)  # softmax.py:186
-                    tk_v_shifted_v39 = x[((tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32) + 1]  # softmax.py:187
-                    tk_v_shifted_ret40 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v39) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v39) - m)  # softmax.py:59
-                    tk_v_lane_sum_e28 = exp(tk_v_shifted_ret40)  # softmax.py:187
-                    tk_v_no_stash_i41 = (tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32  # softmax.py:188
-                    tk_v_no_stash_ret42 = tk_v_lane_sum_e28  # softmax.py:76
-                    tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:189
+        tk_v_cse4 = tk_v_lane_sum_end29 - tk_v_lane_sum_c27  # softmax.py:158
+        tk_v_cse5 = rem(tk_v_cse4, Int64(8))  # softmax.py:158
+        tk_v_cse6 = div(tk_v_cse4, Int64(8))  # softmax.py:158
+        tk_v_lane_sum_whole33 = ifelse((tk_v_cse5 != Int64(0)) & (tk_v_cse5 < Int64(0)), tk_v_cse6 - Int64(1), tk_v_cse6)  # softmax.py:158
+        if Int64(0) < tk_v_lane_sum_whole33  # softmax.py:159
+            for outer tk_v_lane_sum_j30 in Int64(0):(tk_v_lane_sum_whole33 - Int64(1))  # softmax.py:159
+                KernelAbstractions.Extras.@unroll for outer tk_v_lane_sum_v32 in Int64(0):Int64(7)  # softmax.py:160
+                    tk_v_shifted_v39 = x[((tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32) + 1]  # softmax.py:161
+                    tk_v_shifted_ret40 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v39) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v39) - m)  # softmax.py:60
+                    tk_v_lane_sum_e28 = exp(tk_v_shifted_ret40)  # softmax.py:161
+                    tk_v_no_stash_i41 = (tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32  # softmax.py:162
+                    tk_v_no_stash_ret42 = tk_v_lane_sum_e28  # softmax.py:75
+                    tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:163
                 end
             end
         end
-        tk_v_lane_sum_c27 = tk_v_lane_sum_c27 + (tk_v_lane_sum_whole33 * Int64(8))  # softmax.py:190
-        if Int64(0) < (tk_v_lane_sum_end29 - tk_v_lane_sum_c27)  # softmax.py:191
-            for outer tk_v_lane_sum_v32 in Int64(0):((tk_v_lane_sum_end29 - tk_v_lane_sum_c27) - Int64(1))  # softmax.py:191
-                tk_v_shifted_v43 = x[(tk_v_lane_sum_c27 + tk_v_lane_sum_v32) + 1]  # softmax.py:192
-                tk_v_shifted_ret44 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v43) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v43) - m)  # softmax.py:59
-                tk_v_lane_sum_e28 = exp(tk_v_shifted_ret44)  # softmax.py:192
-                tk_v_no_stash_i45 = tk_v_lane_sum_c27 + tk_v_lane_sum_v32  # softmax.py:193
-                tk_v_no_stash_ret46 = tk_v_lane_sum_e28  # softmax.py:76
-                tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_whole33 + 1] = tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_whole33 + 1] + tk_v_lane_sum_e28  # softmax.py:194
+        tk_v_lane_sum_c27 = tk_v_lane_sum_c27 + (tk_v_lane_sum_whole33 * Int64(8))  # softmax.py:164
+        if Int64(0) < (tk_v_lane_sum_end29 - tk_v_lane_sum_c27)  # softmax.py:165
+            for outer tk_v_lane_sum_v32 in Int64(0):((tk_v_lane_sum_end29 - tk_v_lane_sum_c27) - Int64(1))  # softmax.py:165
+                tk_v_shifted_v43 = x[(tk_v_lane_sum_c27 + tk_v_lane_sum_v32) + 1]  # softmax.py:166
+                tk_v_shifted_ret44 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v43) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v43) - m)  # softmax.py:60
+                tk_v_lane_sum_e28 = exp(tk_v_shifted_ret44)  # softmax.py:166
+                tk_v_no_stash_i45 = tk_v_lane_sum_c27 + tk_v_lane_sum_v32  # softmax.py:167
+                tk_v_no_stash_ret46 = tk_v_lane_sum_e28  # softmax.py:75
+                tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_whole33 + 1] = tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_whole33 + 1] + tk_v_lane_sum_e28  # softmax.py:168
             end
         end
-        tk_v_lane_tree_s48 = Int32(128)  # softmax.py:140
-        while tk_v_lane_tree_s48 > Int32(8)  # softmax.py:141
-            if Int32(0) < min(tk_v_lane_tree_s48, tk_v_lane_sum_live31 - tk_v_lane_tree_s48)  # softmax.py:142
-                for outer tk_v_lane_tree_i47 in Int32(0):(min(tk_v_lane_tree_s48, tk_v_lane_sum_live31 - tk_v_lane_tree_s48) - Int32(1))  # softmax.py:142
-                    tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i47 % Int64) + 1] = tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i47 % Int64) + 1] + tk_v_lane_exp_sum_f32_acc25[((tk_v_lane_tree_i47 + tk_v_lane_tree_s48) % Int64) + 1]  # softmax.py:143
+        tk_v_lane_tree_s48 = Int32(128)  # softmax.py:114
+        while tk_v_lane_tree_s48 > Int32(8)  # softmax.py:115
+            if Int32(0) < min(tk_v_lane_tree_s48, tk_v_lane_sum_live31 - tk_v_lane_tree_s48)  # softmax.py:116
+                for outer tk_v_lane_tree_i47 in Int32(0):(min(tk_v_lane_tree_s48, tk_v_lane_sum_live31 - tk_v_lane_tree_s48) - Int32(1))  # softmax.py:116
+                    tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i47 % Int64) + 1] = tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i47 % Int64) + 1] + tk_v_lane_exp_sum_f32_acc25[((tk_v_lane_tree_i47 + tk_v_lane_tree_s48) % Int64) + 1]  # softmax.py:117
                 end
             end
-            tk_v_cse7 = rem(tk_v_lane_tree_s48, Int32(2))  # softmax.py:144
-            tk_v_cse8 = div(tk_v_lane_tree_s48, Int32(2))  # softmax.py:144
-            tk_v_lane_tree_s48 = ifelse((tk_v_cse7 != Int32(0)) & (tk_v_cse7 < Int32(0)), tk_v_cse8 - Int32(1), tk_v_cse8)  # softmax.py:144
+            tk_v_cse7 = rem(tk_v_lane_tree_s48, Int32(2))  # softmax.py:118
+            tk_v_cse8 = div(tk_v_lane_tree_s48, Int32(2))  # softmax.py:118
+            tk_v_lane_tree_s48 = ifelse((tk_v_cse7 != Int32(0)) & (tk_v_cse7 < Int32(0)), tk_v_cse8 - Int32(1), tk_v_cse8)  # softmax.py:118
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i47 in Int32(0):Int32(7)  # softmax.py:145
-            tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i47 % Int64) + 1] = tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i47 % Int64) + 1] + tk_v_lane_exp_sum_f32_acc25[((tk_v_lane_tree_i47 + Int32(8)) % Int64) + 1]  # softmax.py:146
+        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i47 in Int32(0):Int32(7)  # softmax.py:119
+            tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i47 % Int64) + 1] = tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i47 % Int64) + 1] + tk_v_lane_exp_sum_f32_acc25[((tk_v_lane_tree_i47 + Int32(8)) % Int64) + 1]  # softmax.py:120
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i47 in Int32(0):Int32(3)  # softmax.py:147
-            tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i47 % Int64) + 1] = tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i47 % Int64) + 1] + tk_v_lane_exp_sum_f32_acc25[((tk_v_lane_tree_i47 + Int32(4)) % Int64) + 1]  # softmax.py:148
+        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i47 in Int32(0):Int32(3)  # softmax.py:121
+            tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i47 % Int64) + 1] = tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i47 % Int64) + 1] + tk_v_lane_exp_sum_f32_acc25[((tk_v_lane_tree_i47 + Int32(4)) % Int64) + 1]  # softmax.py:122
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i47 in Int32(0):Int32(1)  # softmax.py:149
-            tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i47 % Int64) + 1] = tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i47 % Int64) + 1] + tk_v_lane_exp_sum_f32_acc25[((tk_v_lane_tree_i47 + Int32(2)) % Int64) + 1]  # softmax.py:150
+        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i47 in Int32(0):Int32(1)  # softmax.py:123
+            tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i47 % Int64) + 1] = tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i47 % Int64) + 1] + tk_v_lane_exp_sum_f32_acc25[((tk_v_lane_tree_i47 + Int32(2)) % Int64) + 1]  # softmax.py:124
         end
-        tk_v_lane_tree_ret49 = tk_v_lane_exp_sum_f32_acc25[1] + tk_v_lane_exp_sum_f32_acc25[2]  # softmax.py:151
-        tk_v_lane_sum_ret34 = tk_v_lane_tree_ret49  # softmax.py:195
-        tk_v_lane_exp_sum_f32_ret26 = tk_v_lane_sum_ret34  # softmax.py:167
-        s = tk_v_lane_exp_sum_f32_ret26  # softmax.py:203
-        if want_log != Int32(0)  # softmax.py:204
-            ls = tk_log(s)  # softmax.py:205
-            if Int32(0) < n  # softmax.py:206
-                for outer c in Int32(0):(n - Int32(1))  # softmax.py:206
-                    tk_v_shifted_v50 = x[((base + c) % Int64) + 1]  # softmax.py:207
-                    tk_v_shifted_ret51 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v50) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v50) - m)  # softmax.py:59
-                    out[((base + c) % Int64) + 1] = Float16(tk_v_shifted_ret51 - ls)  # softmax.py:207
+        tk_v_lane_tree_ret49 = tk_v_lane_exp_sum_f32_acc25[1] + tk_v_lane_exp_sum_f32_acc25[2]  # softmax.py:125
+        tk_v_lane_sum_ret34 = tk_v_lane_tree_ret49  # softmax.py:169
+        tk_v_lane_exp_sum_f32_ret26 = tk_v_lane_sum_ret34  # softmax.py:141
+        s = tk_v_lane_exp_sum_f32_ret26  # softmax.py:177
+        if want_log != Int32(0)  # softmax.py:178
+            ls = tk_log(s)  # softmax.py:179
+            if Int32(0) < n  # softmax.py:180
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:180
+                    tk_v_shifted_v50 = x[((base + c) % Int64) + 1]  # softmax.py:181
+                    tk_v_shifted_ret51 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v50) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v50) - m)  # softmax.py:60
+                    out[((base + c) % Int64) + 1] = Float16(tk_v_shifted_ret51 - ls)  # softmax.py:181
                 end
             end
         else
-            tk_v_inv = 1.0f0 / s  # softmax.py:209
-            if Int32(0) < n  # softmax.py:210
-                for outer c in Int32(0):(n - Int32(1))  # softmax.py:210
-                    tk_v_recompute_i52 = base + c  # softmax.py:211
-                    tk_v_shifted_v54 = x[(tk_v_recompute_i52 % Int64) + 1]  # softmax.py:87
-                    tk_v_shifted_ret55 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v54) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v54) - m)  # softmax.py:59
-                    tk_v_recompute_ret53 = exp(tk_v_shifted_ret55)  # softmax.py:87
-                    out[((base + c) % Int64) + 1] = Float16(tk_v_recompute_ret53 * tk_v_inv)  # softmax.py:211
+            tk_v_inv = 1.0f0 / s  # softmax.py:183
+            if Int32(0) < n  # softmax.py:184
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:184
+                    tk_v_recompute_i52 = base + c  # softmax.py:185
+                    tk_v_shifted_v54 = x[(tk_v_recompute_i52 % Int64) + 1]  # softmax.py:86
+                    tk_v_shifted_ret55 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v54) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v54) - m)  # softmax.py:60
+                    tk_v_recompute_ret53 = exp(tk_v_shifted_ret55)  # softmax.py:86
+                    out[((base + c) % Int64) + 1] = Float16(tk_v_recompute_ret53 * tk_v_inv)  # softmax.py:185
                 end
             end
         end
@@ -2388,135 +2388,135 @@ TackRuntime.tk_workgroupsize(::typeof(tk__online_e003470c)) = 256  # softmax.py:
 end
 
 # Tack kernel `_columns`, specialization (x: f16[?], out: f16[?], columns: i32, n: i32, inner: i32, want_log: i32)
-@kernel function tk__columns_ede66749(x::AbstractVector{Float16}, out::AbstractVector{Float16}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:232
-    tk_gi = @index(Global, Linear)  # softmax.py:232
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:232
-    local t::Int32 = zero(Int32)  # softmax.py:232
-    local base::Int32 = zero(Int32)  # softmax.py:232
-    local m::Float32 = zero(Float32)  # softmax.py:232
-    local c::Int32 = zero(Int32)  # softmax.py:232
-    local s::Float32 = zero(Float32)  # softmax.py:232
-    local tk_v_shifted_v1::Float16 = zero(Float16)  # softmax.py:232
-    local tk_v_shifted_ret2::Float32 = zero(Float32)  # softmax.py:232
-    local ls::Float32 = zero(Float32)  # softmax.py:232
-    local tk_v_shifted_v3::Float16 = zero(Float16)  # softmax.py:232
-    local tk_v_shifted_ret4::Float32 = zero(Float32)  # softmax.py:232
-    local v::Float32 = zero(Float32)  # softmax.py:232
-    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:232
-    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:232
-    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:232
-    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:232
-    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:232
-    if tk_t < tk_n  # softmax.py:232
-        t = tk_t % Int32  # softmax.py:233
-        tk_v_cse1 = inner == Int32(-1)  # softmax.py:234
-        tk_v_cse2 = inner == Int32(0)  # softmax.py:234
-        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:234
-        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:234
-        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:234
-        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:234
-        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:234
-        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:234
-        m = -Inf32  # softmax.py:235
-        if Int32(0) < n  # softmax.py:236
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:236
-                m = tk_maxnum(m, Float32(x[((base + (c * inner)) % Int64) + 1]))  # softmax.py:237
+@kernel function tk__columns_e4e28f38(x::AbstractVector{Float16}, out::AbstractVector{Float16}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:206
+    tk_gi = @index(Global, Linear)  # softmax.py:206
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:206
+    local t::Int32 = zero(Int32)  # softmax.py:206
+    local base::Int32 = zero(Int32)  # softmax.py:206
+    local m::Float32 = zero(Float32)  # softmax.py:206
+    local c::Int32 = zero(Int32)  # softmax.py:206
+    local s::Float32 = zero(Float32)  # softmax.py:206
+    local tk_v_shifted_v1::Float16 = zero(Float16)  # softmax.py:206
+    local tk_v_shifted_ret2::Float32 = zero(Float32)  # softmax.py:206
+    local ls::Float32 = zero(Float32)  # softmax.py:206
+    local tk_v_shifted_v3::Float16 = zero(Float16)  # softmax.py:206
+    local tk_v_shifted_ret4::Float32 = zero(Float32)  # softmax.py:206
+    local v::Float32 = zero(Float32)  # softmax.py:206
+    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:206
+    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:206
+    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:206
+    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:206
+    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:206
+    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:206
+    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:206
+    if tk_t < tk_n  # softmax.py:206
+        t = tk_t % Int32  # softmax.py:207
+        tk_v_cse1 = inner == Int32(-1)  # softmax.py:208
+        tk_v_cse2 = inner == Int32(0)  # softmax.py:208
+        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:208
+        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:208
+        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:208
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:208
+        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:208
+        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:208
+        m = -Inf32  # softmax.py:209
+        if Int32(0) < n  # softmax.py:210
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:210
+                m = tk_maxnum(m, Float32(x[((base + (c * inner)) % Int64) + 1]))  # softmax.py:211
             end
         end
-        s = 0.0f0  # softmax.py:238
-        if Int32(0) < n  # softmax.py:239
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:239
-                tk_v_shifted_v1 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:240
-                tk_v_shifted_ret2 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v1) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v1) - m)  # softmax.py:59
-                s = s + exp(tk_v_shifted_ret2)  # softmax.py:240
+        s = 0.0f0  # softmax.py:212
+        if Int32(0) < n  # softmax.py:213
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:213
+                tk_v_shifted_v1 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:214
+                tk_v_shifted_ret2 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v1) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v1) - m)  # softmax.py:60
+                s = s + exp(tk_v_shifted_ret2)  # softmax.py:214
             end
         end
-        ls = tk_log(s)  # softmax.py:241
-        if Int32(0) < n  # softmax.py:242
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:242
-                tk_v_shifted_v3 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:243
-                tk_v_shifted_ret4 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v3) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v3) - m)  # softmax.py:59
-                v = tk_v_shifted_ret4 - ls  # softmax.py:243
-                out[((base + (c * inner)) % Int64) + 1] = Float16((want_log != Int32(0)) ? v : exp(v))  # softmax.py:244
+        ls = tk_log(s)  # softmax.py:215
+        if Int32(0) < n  # softmax.py:216
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:216
+                tk_v_shifted_v3 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:217
+                tk_v_shifted_ret4 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v3) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v3) - m)  # softmax.py:60
+                v = tk_v_shifted_ret4 - ls  # softmax.py:217
+                out[((base + (c * inner)) % Int64) + 1] = Float16((want_log != Int32(0)) ? v : exp(v))  # softmax.py:218
             end
         end
     end
 end
 
 # Tack kernel `softmax_cached`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_60d8ae18(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:256
-    tk_gi = @index(Global, Linear)  # softmax.py:256
-    tk_li = @index(Local, Linear)  # softmax.py:256
-    vals = @private Float16 (8,)  # softmax.py:256
-    tk_v_group_reduce_f32_smem7 = @localmem Float32 (256,)  # softmax.py:256
-    tk_v_group_reduce_f32_smem19 = @localmem Float32 (256,)  # softmax.py:256
-    tk_u = @localmem Bool (2,)  # softmax.py:256
-    lane = @private Int32 (1,)  # softmax.py:256
-    base = @private Int32 (1,)  # softmax.py:256
-    m = @private Float32 (1,)  # softmax.py:256
-    k = @private Int32 (1,)  # softmax.py:256
-    c = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_result9 = @private Float32 (1,)  # softmax.py:256
-    s = @private Float32 (1,)  # softmax.py:256
-    tk_v_group_tree_tid23 = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_stride22 = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_result21 = @private Float32 (1,)  # softmax.py:256
-    local t::Int32 = zero(Int32)  # softmax.py:256
-    local r::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:256
-    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:256
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:256
-    local tk_f2::Int32 = zero(Int32)  # softmax.py:256
-    lane[1] = Int32(0)  # softmax.py:256
-    base[1] = Int32(0)  # softmax.py:256
-    m[1] = 0.0f0  # softmax.py:256
-    k[1] = Int32(0)  # softmax.py:256
-    c[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_result9[1] = 0.0f0  # softmax.py:256
-    s[1] = 0.0f0  # softmax.py:256
-    tk_v_group_tree_tid23[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_stride22[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_result21[1] = 0.0f0  # softmax.py:256
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:257
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:258
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:258
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:258
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:259
-    tk_v_row_start_ret1 = r * n  # softmax.py:93
-    base[1] = tk_v_row_start_ret1  # softmax.py:260
-    m[1] = -Inf32  # softmax.py:262
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:263
-        k[1] = tk_f1  # softmax.py:263
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:264
-        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:265
-        tk_v_take_at3 = base[1] + c[1]  # softmax.py:265
-        tk_v_take_left4 = n - c[1]  # softmax.py:265
-        tk_v_take_fill5 = -Inf32  # softmax.py:265
-        if tk_v_take_left4 >= Int32(8)  # softmax.py:114
-            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:115
-                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # softmax.py:116
+@kernel function tk_softmax_cached_a1fc98e7(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:230
+    tk_gi = @index(Global, Linear)  # softmax.py:230
+    tk_li = @index(Local, Linear)  # softmax.py:230
+    vals = @private Float16 (8,)  # softmax.py:230
+    tk_v_group_reduce_f32_smem7 = @localmem Float32 (256,)  # softmax.py:230
+    tk_v_group_reduce_f32_smem19 = @localmem Float32 (256,)  # softmax.py:230
+    tk_u = @localmem Bool (2,)  # softmax.py:230
+    lane = @private Int32 (1,)  # softmax.py:230
+    base = @private Int32 (1,)  # softmax.py:230
+    m = @private Float32 (1,)  # softmax.py:230
+    k = @private Int32 (1,)  # softmax.py:230
+    c = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_result9 = @private Float32 (1,)  # softmax.py:230
+    s = @private Float32 (1,)  # softmax.py:230
+    tk_v_group_tree_tid23 = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_stride22 = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_result21 = @private Float32 (1,)  # softmax.py:230
+    local t::Int32 = zero(Int32)  # softmax.py:230
+    local r::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:230
+    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:230
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:230
+    local tk_f2::Int32 = zero(Int32)  # softmax.py:230
+    lane[1] = Int32(0)  # softmax.py:230
+    base[1] = Int32(0)  # softmax.py:230
+    m[1] = 0.0f0  # softmax.py:230
+    k[1] = Int32(0)  # softmax.py:230
+    c[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_result9[1] = 0.0f0  # softmax.py:230
+    s[1] = 0.0f0  # softmax.py:230
+    tk_v_group_tree_tid23[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_stride22[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_result21[1] = 0.0f0  # softmax.py:230
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:231
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:232
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:232
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:232
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:233
+    tk_v_row_start_ret1 = r * n  # softmax.py:92
+    base[1] = tk_v_row_start_ret1  # softmax.py:234
+    m[1] = -Inf32  # softmax.py:236
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:237
+        k[1] = tk_f1  # softmax.py:237
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:238
+        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:239
+        tk_v_take_at3 = base[1] + c[1]  # softmax.py:239
+        tk_v_take_left4 = n - c[1]  # softmax.py:239
+        tk_v_take_fill5 = -Inf32  # softmax.py:239
+        if tk_v_take_left4 >= Int32(8)  # _steps.py:22
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
             end
         else
-            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:118
-                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : (-Inf16)  # softmax.py:119
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:26
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : (-Inf16)  # _steps.py:27
             end
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:266
-        k[1] = tk_f2  # softmax.py:266
-        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:267
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:240
+        k[1] = tk_f2  # softmax.py:240
+        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:241
     end
     tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -2554,16 +2554,16 @@ end
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret8 = tk_v_group_tree_ret12  # reductions.py:46
-    m[1] = tk_v_group_reduce_f32_ret8  # softmax.py:268
-    s[1] = 0.0f0  # softmax.py:269
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:270
-        k[1] = tk_f3  # softmax.py:270
-        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:271
-        tk_v_shifted_ret17 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v16) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v16) - m[1])  # softmax.py:59
-        e = exp(tk_v_shifted_ret17)  # softmax.py:271
-        s[1] = s[1] + e  # softmax.py:272
-        if !(want_log != Int32(0))  # softmax.py:273
-            tk_v_no_stash_ret18 = e  # softmax.py:76
+    m[1] = tk_v_group_reduce_f32_ret8  # softmax.py:242
+    s[1] = 0.0f0  # softmax.py:243
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:244
+        k[1] = tk_f3  # softmax.py:244
+        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:245
+        tk_v_shifted_ret17 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v16) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v16) - m[1])  # softmax.py:60
+        e = exp(tk_v_shifted_ret17)  # softmax.py:245
+        s[1] = s[1] + e  # softmax.py:246
+        if !(want_log != Int32(0))  # softmax.py:247
+            tk_v_no_stash_ret18 = e  # softmax.py:75
         end
     end
     tk_v_group_tree_tid23[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -2612,119 +2612,119 @@ end
     local tk_f5::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret24 = tk_v_group_tree_result21[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret20 = tk_v_group_tree_ret24  # reductions.py:46
-    s[1] = tk_v_group_reduce_f32_ret20  # softmax.py:275
-    ls = tk_log(s[1])  # softmax.py:276
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:277
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(7)  # softmax.py:278
-        k[1] = tk_f4  # softmax.py:278
-        if want_log != Int32(0)  # softmax.py:279
-            tk_v_shifted_v28 = vals[(k[1] % Int64) + 1]  # softmax.py:280
-            tk_v_shifted_ret29 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v28) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v28) - m[1])  # softmax.py:59
-            vals[(k[1] % Int64) + 1] = Float16(tk_v_shifted_ret29 - ls)  # softmax.py:280
+    s[1] = tk_v_group_reduce_f32_ret20  # softmax.py:249
+    ls = tk_log(s[1])  # softmax.py:250
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:251
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(7)  # softmax.py:252
+        k[1] = tk_f4  # softmax.py:252
+        if want_log != Int32(0)  # softmax.py:253
+            tk_v_shifted_v28 = vals[(k[1] % Int64) + 1]  # softmax.py:254
+            tk_v_shifted_ret29 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v28) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v28) - m[1])  # softmax.py:60
+            vals[(k[1] % Int64) + 1] = Float16(tk_v_shifted_ret29 - ls)  # softmax.py:254
         else
-            tk_v_shifted_v31 = vals[(k[1] % Int64) + 1]  # softmax.py:87
-            tk_v_shifted_ret32 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v31) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v31) - m[1])  # softmax.py:59
-            tk_v_recompute_ret30 = exp(tk_v_shifted_ret32)  # softmax.py:87
-            vals[(k[1] % Int64) + 1] = Float16(tk_v_recompute_ret30 * tk_v_inv)  # softmax.py:282
+            tk_v_shifted_v31 = vals[(k[1] % Int64) + 1]  # softmax.py:86
+            tk_v_shifted_ret32 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v31) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v31) - m[1])  # softmax.py:60
+            tk_v_recompute_ret30 = exp(tk_v_shifted_ret32)  # softmax.py:86
+            vals[(k[1] % Int64) + 1] = Float16(tk_v_recompute_ret30 * tk_v_inv)  # softmax.py:256
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(0)  # softmax.py:283
-        k[1] = tk_f5  # softmax.py:283
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:284
-        tk_v_put_at33 = base[1] + c[1]  # softmax.py:285
-        tk_v_put_left34 = n - c[1]  # softmax.py:285
-        tk_v_put_i35 = k[1] * Int32(8)  # softmax.py:285
-        if tk_v_put_left34 >= Int32(8)  # softmax.py:125
-            KernelAbstractions.Extras.@unroll for outer tk_v_put_v36 in Int32(0):Int32(7)  # softmax.py:126
-                out[((tk_v_put_at33 + tk_v_put_v36) % Int64) + 1] = vals[((tk_v_put_i35 + tk_v_put_v36) % Int64) + 1]  # softmax.py:127
+    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(0)  # softmax.py:257
+        k[1] = tk_f5  # softmax.py:257
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:258
+        tk_v_put_at33 = base[1] + c[1]  # softmax.py:259
+        tk_v_put_left34 = n - c[1]  # softmax.py:259
+        tk_v_put_i35 = k[1] * Int32(8)  # softmax.py:259
+        if tk_v_put_left34 >= Int32(8)  # _steps.py:33
+            KernelAbstractions.Extras.@unroll for outer tk_v_put_v36 in Int32(0):Int32(7)  # _steps.py:34
+                out[((tk_v_put_at33 + tk_v_put_v36) % Int64) + 1] = vals[((tk_v_put_i35 + tk_v_put_v36) % Int64) + 1]  # _steps.py:35
             end
         else
-            tk_v_trips1 = UInt32(8)  # softmax.py:129
-            if UInt32(0) < tk_v_trips1  # softmax.py:129
-                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:129
-                    tk_v_put_v36 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # softmax.py:129
-                    if tk_v_put_v36 < tk_v_put_left34  # softmax.py:130
-                        out[((tk_v_put_at33 + tk_v_put_v36) % Int64) + 1] = vals[((tk_v_put_i35 + tk_v_put_v36) % Int64) + 1]  # softmax.py:131
+            tk_v_trips1 = UInt32(8)  # _steps.py:37
+            if UInt32(0) < tk_v_trips1  # _steps.py:37
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # _steps.py:37
+                    tk_v_put_v36 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # _steps.py:37
+                    if tk_v_put_v36 < tk_v_put_left34  # _steps.py:38
+                        out[((tk_v_put_at33 + tk_v_put_v36) % Int64) + 1] = vals[((tk_v_put_i35 + tk_v_put_v36) % Int64) + 1]  # _steps.py:39
                     end
                 end
             end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_60d8ae18)) = 256  # softmax.py:256
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_a1fc98e7)) = 256  # softmax.py:230
 
 # Tack kernel `softmax_cached`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_8efbca72(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:256
-    tk_gi = @index(Global, Linear)  # softmax.py:256
-    tk_li = @index(Local, Linear)  # softmax.py:256
-    vals = @private Float16 (16,)  # softmax.py:256
-    tk_v_group_reduce_f32_smem7 = @localmem Float32 (256,)  # softmax.py:256
-    tk_v_group_reduce_f32_smem19 = @localmem Float32 (256,)  # softmax.py:256
-    tk_u = @localmem Bool (2,)  # softmax.py:256
-    lane = @private Int32 (1,)  # softmax.py:256
-    base = @private Int32 (1,)  # softmax.py:256
-    m = @private Float32 (1,)  # softmax.py:256
-    k = @private Int32 (1,)  # softmax.py:256
-    c = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_result9 = @private Float32 (1,)  # softmax.py:256
-    s = @private Float32 (1,)  # softmax.py:256
-    tk_v_group_tree_tid23 = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_stride22 = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_result21 = @private Float32 (1,)  # softmax.py:256
-    local t::Int32 = zero(Int32)  # softmax.py:256
-    local r::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:256
-    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:256
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:256
-    local tk_f2::Int32 = zero(Int32)  # softmax.py:256
-    lane[1] = Int32(0)  # softmax.py:256
-    base[1] = Int32(0)  # softmax.py:256
-    m[1] = 0.0f0  # softmax.py:256
-    k[1] = Int32(0)  # softmax.py:256
-    c[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_result9[1] = 0.0f0  # softmax.py:256
-    s[1] = 0.0f0  # softmax.py:256
-    tk_v_group_tree_tid23[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_stride22[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_result21[1] = 0.0f0  # softmax.py:256
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:257
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:258
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:258
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:258
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:259
-    tk_v_row_start_ret1 = r * n  # softmax.py:93
-    base[1] = tk_v_row_start_ret1  # softmax.py:260
-    m[1] = -Inf32  # softmax.py:262
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:263
-        k[1] = tk_f1  # softmax.py:263
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:264
-        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:265
-        tk_v_take_at3 = base[1] + c[1]  # softmax.py:265
-        tk_v_take_left4 = n - c[1]  # softmax.py:265
-        tk_v_take_fill5 = -Inf32  # softmax.py:265
-        if tk_v_take_left4 >= Int32(8)  # softmax.py:114
-            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:115
-                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # softmax.py:116
+@kernel function tk_softmax_cached_951675f5(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:230
+    tk_gi = @index(Global, Linear)  # softmax.py:230
+    tk_li = @index(Local, Linear)  # softmax.py:230
+    vals = @private Float16 (16,)  # softmax.py:230
+    tk_v_group_reduce_f32_smem7 = @localmem Float32 (256,)  # softmax.py:230
+    tk_v_group_reduce_f32_smem19 = @localmem Float32 (256,)  # softmax.py:230
+    tk_u = @localmem Bool (2,)  # softmax.py:230
+    lane = @private Int32 (1,)  # softmax.py:230
+    base = @private Int32 (1,)  # softmax.py:230
+    m = @private Float32 (1,)  # softmax.py:230
+    k = @private Int32 (1,)  # softmax.py:230
+    c = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_result9 = @private Float32 (1,)  # softmax.py:230
+    s = @private Float32 (1,)  # softmax.py:230
+    tk_v_group_tree_tid23 = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_stride22 = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_result21 = @private Float32 (1,)  # softmax.py:230
+    local t::Int32 = zero(Int32)  # softmax.py:230
+    local r::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:230
+    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:230
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:230
+    local tk_f2::Int32 = zero(Int32)  # softmax.py:230
+    lane[1] = Int32(0)  # softmax.py:230
+    base[1] = Int32(0)  # softmax.py:230
+    m[1] = 0.0f0  # softmax.py:230
+    k[1] = Int32(0)  # softmax.py:230
+    c[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_result9[1] = 0.0f0  # softmax.py:230
+    s[1] = 0.0f0  # softmax.py:230
+    tk_v_group_tree_tid23[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_stride22[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_result21[1] = 0.0f0  # softmax.py:230
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:231
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:232
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:232
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:232
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:233
+    tk_v_row_start_ret1 = r * n  # softmax.py:92
+    base[1] = tk_v_row_start_ret1  # softmax.py:234
+    m[1] = -Inf32  # softmax.py:236
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:237
+        k[1] = tk_f1  # softmax.py:237
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:238
+        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:239
+        tk_v_take_at3 = base[1] + c[1]  # softmax.py:239
+        tk_v_take_left4 = n - c[1]  # softmax.py:239
+        tk_v_take_fill5 = -Inf32  # softmax.py:239
+        if tk_v_take_left4 >= Int32(8)  # _steps.py:22
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
             end
         else
-            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:118
-                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : (-Inf16)  # softmax.py:119
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:26
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : (-Inf16)  # _steps.py:27
             end
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:266
-        k[1] = tk_f2  # softmax.py:266
-        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:267
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:240
+        k[1] = tk_f2  # softmax.py:240
+        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:241
     end
     tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -2762,16 +2762,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_60d8ae18)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret8 = tk_v_group_tree_ret12  # reductions.py:46
-    m[1] = tk_v_group_reduce_f32_ret8  # softmax.py:268
-    s[1] = 0.0f0  # softmax.py:269
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:270
-        k[1] = tk_f3  # softmax.py:270
-        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:271
-        tk_v_shifted_ret17 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v16) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v16) - m[1])  # softmax.py:59
-        e = exp(tk_v_shifted_ret17)  # softmax.py:271
-        s[1] = s[1] + e  # softmax.py:272
-        if !(want_log != Int32(0))  # softmax.py:273
-            tk_v_no_stash_ret18 = e  # softmax.py:76
+    m[1] = tk_v_group_reduce_f32_ret8  # softmax.py:242
+    s[1] = 0.0f0  # softmax.py:243
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:244
+        k[1] = tk_f3  # softmax.py:244
+        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:245
+        tk_v_shifted_ret17 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v16) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v16) - m[1])  # softmax.py:60
+        e = exp(tk_v_shifted_ret17)  # softmax.py:245
+        s[1] = s[1] + e  # softmax.py:246
+        if !(want_log != Int32(0))  # softmax.py:247
+            tk_v_no_stash_ret18 = e  # softmax.py:75
         end
     end
     tk_v_group_tree_tid23[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -2820,119 +2820,119 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_60d8ae18)) = 256  # soft
     local tk_f5::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret24 = tk_v_group_tree_result21[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret20 = tk_v_group_tree_ret24  # reductions.py:46
-    s[1] = tk_v_group_reduce_f32_ret20  # softmax.py:275
-    ls = tk_log(s[1])  # softmax.py:276
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:277
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(15)  # softmax.py:278
-        k[1] = tk_f4  # softmax.py:278
-        if want_log != Int32(0)  # softmax.py:279
-            tk_v_shifted_v28 = vals[(k[1] % Int64) + 1]  # softmax.py:280
-            tk_v_shifted_ret29 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v28) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v28) - m[1])  # softmax.py:59
-            vals[(k[1] % Int64) + 1] = Float16(tk_v_shifted_ret29 - ls)  # softmax.py:280
+    s[1] = tk_v_group_reduce_f32_ret20  # softmax.py:249
+    ls = tk_log(s[1])  # softmax.py:250
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:251
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(15)  # softmax.py:252
+        k[1] = tk_f4  # softmax.py:252
+        if want_log != Int32(0)  # softmax.py:253
+            tk_v_shifted_v28 = vals[(k[1] % Int64) + 1]  # softmax.py:254
+            tk_v_shifted_ret29 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v28) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v28) - m[1])  # softmax.py:60
+            vals[(k[1] % Int64) + 1] = Float16(tk_v_shifted_ret29 - ls)  # softmax.py:254
         else
-            tk_v_shifted_v31 = vals[(k[1] % Int64) + 1]  # softmax.py:87
-            tk_v_shifted_ret32 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v31) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v31) - m[1])  # softmax.py:59
-            tk_v_recompute_ret30 = exp(tk_v_shifted_ret32)  # softmax.py:87
-            vals[(k[1] % Int64) + 1] = Float16(tk_v_recompute_ret30 * tk_v_inv)  # softmax.py:282
+            tk_v_shifted_v31 = vals[(k[1] % Int64) + 1]  # softmax.py:86
+            tk_v_shifted_ret32 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v31) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v31) - m[1])  # softmax.py:60
+            tk_v_recompute_ret30 = exp(tk_v_shifted_ret32)  # softmax.py:86
+            vals[(k[1] % Int64) + 1] = Float16(tk_v_recompute_ret30 * tk_v_inv)  # softmax.py:256
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(1)  # softmax.py:283
-        k[1] = tk_f5  # softmax.py:283
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:284
-        tk_v_put_at33 = base[1] + c[1]  # softmax.py:285
-        tk_v_put_left34 = n - c[1]  # softmax.py:285
-        tk_v_put_i35 = k[1] * Int32(8)  # softmax.py:285
-        if tk_v_put_left34 >= Int32(8)  # softmax.py:125
-            KernelAbstractions.Extras.@unroll for outer tk_v_put_v36 in Int32(0):Int32(7)  # softmax.py:126
-                out[((tk_v_put_at33 + tk_v_put_v36) % Int64) + 1] = vals[((tk_v_put_i35 + tk_v_put_v36) % Int64) + 1]  # softmax.py:127
+    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(1)  # softmax.py:257
+        k[1] = tk_f5  # softmax.py:257
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:258
+        tk_v_put_at33 = base[1] + c[1]  # softmax.py:259
+        tk_v_put_left34 = n - c[1]  # softmax.py:259
+        tk_v_put_i35 = k[1] * Int32(8)  # softmax.py:259
+        if tk_v_put_left34 >= Int32(8)  # _steps.py:33
+            KernelAbstractions.Extras.@unroll for outer tk_v_put_v36 in Int32(0):Int32(7)  # _steps.py:34
+                out[((tk_v_put_at33 + tk_v_put_v36) % Int64) + 1] = vals[((tk_v_put_i35 + tk_v_put_v36) % Int64) + 1]  # _steps.py:35
             end
         else
-            tk_v_trips1 = UInt32(8)  # softmax.py:129
-            if UInt32(0) < tk_v_trips1  # softmax.py:129
-                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:129
-                    tk_v_put_v36 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # softmax.py:129
-                    if tk_v_put_v36 < tk_v_put_left34  # softmax.py:130
-                        out[((tk_v_put_at33 + tk_v_put_v36) % Int64) + 1] = vals[((tk_v_put_i35 + tk_v_put_v36) % Int64) + 1]  # softmax.py:131
+            tk_v_trips1 = UInt32(8)  # _steps.py:37
+            if UInt32(0) < tk_v_trips1  # _steps.py:37
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # _steps.py:37
+                    tk_v_put_v36 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # _steps.py:37
+                    if tk_v_put_v36 < tk_v_put_left34  # _steps.py:38
+                        out[((tk_v_put_at33 + tk_v_put_v36) % Int64) + 1] = vals[((tk_v_put_i35 + tk_v_put_v36) % Int64) + 1]  # _steps.py:39
                     end
                 end
             end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_8efbca72)) = 256  # softmax.py:256
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_951675f5)) = 256  # softmax.py:230
 
 # Tack kernel `softmax_cached`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_8887c7ae(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:256
-    tk_gi = @index(Global, Linear)  # softmax.py:256
-    tk_li = @index(Local, Linear)  # softmax.py:256
-    vals = @private Float16 (32,)  # softmax.py:256
-    tk_v_group_reduce_f32_smem7 = @localmem Float32 (256,)  # softmax.py:256
-    tk_v_group_reduce_f32_smem19 = @localmem Float32 (256,)  # softmax.py:256
-    tk_u = @localmem Bool (2,)  # softmax.py:256
-    lane = @private Int32 (1,)  # softmax.py:256
-    base = @private Int32 (1,)  # softmax.py:256
-    m = @private Float32 (1,)  # softmax.py:256
-    k = @private Int32 (1,)  # softmax.py:256
-    c = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_result9 = @private Float32 (1,)  # softmax.py:256
-    s = @private Float32 (1,)  # softmax.py:256
-    tk_v_group_tree_tid23 = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_stride22 = @private Int32 (1,)  # softmax.py:256
-    tk_v_group_tree_result21 = @private Float32 (1,)  # softmax.py:256
-    local t::Int32 = zero(Int32)  # softmax.py:256
-    local r::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:256
-    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:256
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:256
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:256
-    local tk_f2::Int32 = zero(Int32)  # softmax.py:256
-    lane[1] = Int32(0)  # softmax.py:256
-    base[1] = Int32(0)  # softmax.py:256
-    m[1] = 0.0f0  # softmax.py:256
-    k[1] = Int32(0)  # softmax.py:256
-    c[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_result9[1] = 0.0f0  # softmax.py:256
-    s[1] = 0.0f0  # softmax.py:256
-    tk_v_group_tree_tid23[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_stride22[1] = Int32(0)  # softmax.py:256
-    tk_v_group_tree_result21[1] = 0.0f0  # softmax.py:256
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:257
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:258
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:258
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:258
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:259
-    tk_v_row_start_ret1 = r * n  # softmax.py:93
-    base[1] = tk_v_row_start_ret1  # softmax.py:260
-    m[1] = -Inf32  # softmax.py:262
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:263
-        k[1] = tk_f1  # softmax.py:263
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:264
-        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:265
-        tk_v_take_at3 = base[1] + c[1]  # softmax.py:265
-        tk_v_take_left4 = n - c[1]  # softmax.py:265
-        tk_v_take_fill5 = -Inf32  # softmax.py:265
-        if tk_v_take_left4 >= Int32(8)  # softmax.py:114
-            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:115
-                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # softmax.py:116
+@kernel function tk_softmax_cached_70166252(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:230
+    tk_gi = @index(Global, Linear)  # softmax.py:230
+    tk_li = @index(Local, Linear)  # softmax.py:230
+    vals = @private Float16 (32,)  # softmax.py:230
+    tk_v_group_reduce_f32_smem7 = @localmem Float32 (256,)  # softmax.py:230
+    tk_v_group_reduce_f32_smem19 = @localmem Float32 (256,)  # softmax.py:230
+    tk_u = @localmem Bool (2,)  # softmax.py:230
+    lane = @private Int32 (1,)  # softmax.py:230
+    base = @private Int32 (1,)  # softmax.py:230
+    m = @private Float32 (1,)  # softmax.py:230
+    k = @private Int32 (1,)  # softmax.py:230
+    c = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_result9 = @private Float32 (1,)  # softmax.py:230
+    s = @private Float32 (1,)  # softmax.py:230
+    tk_v_group_tree_tid23 = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_stride22 = @private Int32 (1,)  # softmax.py:230
+    tk_v_group_tree_result21 = @private Float32 (1,)  # softmax.py:230
+    local t::Int32 = zero(Int32)  # softmax.py:230
+    local r::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:230
+    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:230
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:230
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:230
+    local tk_f2::Int32 = zero(Int32)  # softmax.py:230
+    lane[1] = Int32(0)  # softmax.py:230
+    base[1] = Int32(0)  # softmax.py:230
+    m[1] = 0.0f0  # softmax.py:230
+    k[1] = Int32(0)  # softmax.py:230
+    c[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_result9[1] = 0.0f0  # softmax.py:230
+    s[1] = 0.0f0  # softmax.py:230
+    tk_v_group_tree_tid23[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_stride22[1] = Int32(0)  # softmax.py:230
+    tk_v_group_tree_result21[1] = 0.0f0  # softmax.py:230
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:231
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:232
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:232
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:232
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:233
+    tk_v_row_start_ret1 = r * n  # softmax.py:92
+    base[1] = tk_v_row_start_ret1  # softmax.py:234
+    m[1] = -Inf32  # softmax.py:236
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:237
+        k[1] = tk_f1  # softmax.py:237
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:238
+        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:239
+        tk_v_take_at3 = base[1] + c[1]  # softmax.py:239
+        tk_v_take_left4 = n - c[1]  # softmax.py:239
+        tk_v_take_fill5 = -Inf32  # softmax.py:239
+        if tk_v_take_left4 >= Int32(8)  # _steps.py:22
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
             end
         else
-            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # softmax.py:118
-                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : (-Inf16)  # softmax.py:119
+            KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:26
+                vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : (-Inf16)  # _steps.py:27
             end
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:266
-        k[1] = tk_f2  # softmax.py:266
-        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:267
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:240
+        k[1] = tk_f2  # softmax.py:240
+        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:241
     end
     tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -2970,16 +2970,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_8efbca72)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret8 = tk_v_group_tree_ret12  # reductions.py:46
-    m[1] = tk_v_group_reduce_f32_ret8  # softmax.py:268
-    s[1] = 0.0f0  # softmax.py:269
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:270
-        k[1] = tk_f3  # softmax.py:270
-        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:271
-        tk_v_shifted_ret17 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v16) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v16) - m[1])  # softmax.py:59
-        e = exp(tk_v_shifted_ret17)  # softmax.py:271
-        s[1] = s[1] + e  # softmax.py:272
-        if !(want_log != Int32(0))  # softmax.py:273
-            tk_v_no_stash_ret18 = e  # softmax.py:76
+    m[1] = tk_v_group_reduce_f32_ret8  # softmax.py:242
+    s[1] = 0.0f0  # softmax.py:243
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:244
+        k[1] = tk_f3  # softmax.py:244
+        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:245
+        tk_v_shifted_ret17 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v16) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v16) - m[1])  # softmax.py:60
+        e = exp(tk_v_shifted_ret17)  # softmax.py:245
+        s[1] = s[1] + e  # softmax.py:246
+        if !(want_log != Int32(0))  # softmax.py:247
+            tk_v_no_stash_ret18 = e  # softmax.py:75
         end
     end
     tk_v_group_tree_tid23[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -3028,108 +3028,108 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_8efbca72)) = 256  # soft
     local tk_f5::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret24 = tk_v_group_tree_result21[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret20 = tk_v_group_tree_ret24  # reductions.py:46
-    s[1] = tk_v_group_reduce_f32_ret20  # softmax.py:275
-    ls = tk_log(s[1])  # softmax.py:276
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:277
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(31)  # softmax.py:278
-        k[1] = tk_f4  # softmax.py:278
-        if want_log != Int32(0)  # softmax.py:279
-            tk_v_shifted_v28 = vals[(k[1] % Int64) + 1]  # softmax.py:280
-            tk_v_shifted_ret29 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v28) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v28) - m[1])  # softmax.py:59
-            vals[(k[1] % Int64) + 1] = Float16(tk_v_shifted_ret29 - ls)  # softmax.py:280
+    s[1] = tk_v_group_reduce_f32_ret20  # softmax.py:249
+    ls = tk_log(s[1])  # softmax.py:250
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:251
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(31)  # softmax.py:252
+        k[1] = tk_f4  # softmax.py:252
+        if want_log != Int32(0)  # softmax.py:253
+            tk_v_shifted_v28 = vals[(k[1] % Int64) + 1]  # softmax.py:254
+            tk_v_shifted_ret29 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v28) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v28) - m[1])  # softmax.py:60
+            vals[(k[1] % Int64) + 1] = Float16(tk_v_shifted_ret29 - ls)  # softmax.py:254
         else
-            tk_v_shifted_v31 = vals[(k[1] % Int64) + 1]  # softmax.py:87
-            tk_v_shifted_ret32 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v31) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v31) - m[1])  # softmax.py:59
-            tk_v_recompute_ret30 = exp(tk_v_shifted_ret32)  # softmax.py:87
-            vals[(k[1] % Int64) + 1] = Float16(tk_v_recompute_ret30 * tk_v_inv)  # softmax.py:282
+            tk_v_shifted_v31 = vals[(k[1] % Int64) + 1]  # softmax.py:86
+            tk_v_shifted_ret32 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v31) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v31) - m[1])  # softmax.py:60
+            tk_v_recompute_ret30 = exp(tk_v_shifted_ret32)  # softmax.py:86
+            vals[(k[1] % Int64) + 1] = Float16(tk_v_recompute_ret30 * tk_v_inv)  # softmax.py:256
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(3)  # softmax.py:283
-        k[1] = tk_f5  # softmax.py:283
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:284
-        tk_v_put_at33 = base[1] + c[1]  # softmax.py:285
-        tk_v_put_left34 = n - c[1]  # softmax.py:285
-        tk_v_put_i35 = k[1] * Int32(8)  # softmax.py:285
-        if tk_v_put_left34 >= Int32(8)  # softmax.py:125
-            KernelAbstractions.Extras.@unroll for outer tk_v_put_v36 in Int32(0):Int32(7)  # softmax.py:126
-                out[((tk_v_put_at33 + tk_v_put_v36) % Int64) + 1] = vals[((tk_v_put_i35 + tk_v_put_v36) % Int64) + 1]  # softmax.py:127
+    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(3)  # softmax.py:257
+        k[1] = tk_f5  # softmax.py:257
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:258
+        tk_v_put_at33 = base[1] + c[1]  # softmax.py:259
+        tk_v_put_left34 = n - c[1]  # softmax.py:259
+        tk_v_put_i35 = k[1] * Int32(8)  # softmax.py:259
+        if tk_v_put_left34 >= Int32(8)  # _steps.py:33
+            KernelAbstractions.Extras.@unroll for outer tk_v_put_v36 in Int32(0):Int32(7)  # _steps.py:34
+                out[((tk_v_put_at33 + tk_v_put_v36) % Int64) + 1] = vals[((tk_v_put_i35 + tk_v_put_v36) % Int64) + 1]  # _steps.py:35
             end
         else
-            tk_v_trips1 = UInt32(8)  # softmax.py:129
-            if UInt32(0) < tk_v_trips1  # softmax.py:129
-                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:129
-                    tk_v_put_v36 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # softmax.py:129
-                    if tk_v_put_v36 < tk_v_put_left34  # softmax.py:130
-                        out[((tk_v_put_at33 + tk_v_put_v36) % Int64) + 1] = vals[((tk_v_put_i35 + tk_v_put_v36) % Int64) + 1]  # softmax.py:131
+            tk_v_trips1 = UInt32(8)  # _steps.py:37
+            if UInt32(0) < tk_v_trips1  # _steps.py:37
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # _steps.py:37
+                    tk_v_put_v36 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # _steps.py:37
+                    if tk_v_put_v36 < tk_v_put_left34  # _steps.py:38
+                        out[((tk_v_put_at33 + tk_v_put_v36) % Int64) + 1] = vals[((tk_v_put_i35 + tk_v_put_v36) % Int64) + 1]  # _steps.py:39
                     end
                 end
             end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_8887c7ae)) = 256  # softmax.py:256
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_70166252)) = 256  # softmax.py:230
 
 # Tack kernel `_online`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__online_031f5130(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:290
-    tk_gi = @index(Global, Linear)  # softmax.py:290
-    tk_li = @index(Local, Linear)  # softmax.py:290
-    tk_v_group_reduce_f32_smem2 = @localmem Float32 (256,)  # softmax.py:290
-    tk_v_group_reduce_f32_smem13 = @localmem Float32 (256,)  # softmax.py:290
-    tk_u = @localmem Bool (2,)  # softmax.py:290
-    lane = @private Int32 (1,)  # softmax.py:290
-    base = @private Int32 (1,)  # softmax.py:290
-    m = @private Float32 (1,)  # softmax.py:290
-    s = @private Float32 (1,)  # softmax.py:290
-    c = @private Int32 (1,)  # softmax.py:290
-    v = @private Float32 (1,)  # softmax.py:290
-    tk_v_group_tree_tid6 = @private Int32 (1,)  # softmax.py:290
-    tk_v_group_tree_stride5 = @private Int32 (1,)  # softmax.py:290
-    tk_v_group_tree_result4 = @private Float32 (1,)  # softmax.py:290
-    big = @private Float32 (1,)  # softmax.py:290
-    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:290
-    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:290
-    tk_v_group_tree_result15 = @private Float32 (1,)  # softmax.py:290
-    local t::Int32 = zero(Int32)  # softmax.py:290
-    local r::Int32 = zero(Int32)  # softmax.py:290
-    local tk_v_shifted_ret1::Float32 = zero(Float32)  # softmax.py:290
-    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:290
-    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:290
-    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:290
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:290
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:290
-    lane[1] = Int32(0)  # softmax.py:290
-    base[1] = Int32(0)  # softmax.py:290
-    m[1] = 0.0f0  # softmax.py:290
-    s[1] = 0.0f0  # softmax.py:290
-    c[1] = Int32(0)  # softmax.py:290
-    v[1] = 0.0f0  # softmax.py:290
-    tk_v_group_tree_tid6[1] = Int32(0)  # softmax.py:290
-    tk_v_group_tree_stride5[1] = Int32(0)  # softmax.py:290
-    tk_v_group_tree_result4[1] = 0.0f0  # softmax.py:290
-    big[1] = 0.0f0  # softmax.py:290
-    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:290
-    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:290
-    tk_v_group_tree_result15[1] = 0.0f0  # softmax.py:290
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:291
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:292
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:292
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:292
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:293
-    base[1] = r * n  # softmax.py:294
-    m[1] = -Inf32  # softmax.py:295
-    s[1] = 0.0f0  # softmax.py:296
-    tk_v_start3 = lane[1] % Int64  # softmax.py:297
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:297
-    if UInt32(0) < tk_v_trips1  # softmax.py:297
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:297
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # softmax.py:297
-            v[1] = Float32(x[((base[1] + c[1]) % Int64) + 1])  # softmax.py:298
-            if v[1] > m[1]  # softmax.py:299
-                s[1] = s[1] * exp(m[1] - v[1])  # softmax.py:300
-                m[1] = v[1]  # softmax.py:301
+@kernel function tk__online_3ccb695d(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:264
+    tk_gi = @index(Global, Linear)  # softmax.py:264
+    tk_li = @index(Local, Linear)  # softmax.py:264
+    tk_v_group_reduce_f32_smem2 = @localmem Float32 (256,)  # softmax.py:264
+    tk_v_group_reduce_f32_smem13 = @localmem Float32 (256,)  # softmax.py:264
+    tk_u = @localmem Bool (2,)  # softmax.py:264
+    lane = @private Int32 (1,)  # softmax.py:264
+    base = @private Int32 (1,)  # softmax.py:264
+    m = @private Float32 (1,)  # softmax.py:264
+    s = @private Float32 (1,)  # softmax.py:264
+    c = @private Int32 (1,)  # softmax.py:264
+    v = @private Float32 (1,)  # softmax.py:264
+    tk_v_group_tree_tid6 = @private Int32 (1,)  # softmax.py:264
+    tk_v_group_tree_stride5 = @private Int32 (1,)  # softmax.py:264
+    tk_v_group_tree_result4 = @private Float32 (1,)  # softmax.py:264
+    big = @private Float32 (1,)  # softmax.py:264
+    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:264
+    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:264
+    tk_v_group_tree_result15 = @private Float32 (1,)  # softmax.py:264
+    local t::Int32 = zero(Int32)  # softmax.py:264
+    local r::Int32 = zero(Int32)  # softmax.py:264
+    local tk_v_shifted_ret1::Float32 = zero(Float32)  # softmax.py:264
+    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:264
+    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:264
+    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:264
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:264
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:264
+    lane[1] = Int32(0)  # softmax.py:264
+    base[1] = Int32(0)  # softmax.py:264
+    m[1] = 0.0f0  # softmax.py:264
+    s[1] = 0.0f0  # softmax.py:264
+    c[1] = Int32(0)  # softmax.py:264
+    v[1] = 0.0f0  # softmax.py:264
+    tk_v_group_tree_tid6[1] = Int32(0)  # softmax.py:264
+    tk_v_group_tree_stride5[1] = Int32(0)  # softmax.py:264
+    tk_v_group_tree_result4[1] = 0.0f0  # softmax.py:264
+    big[1] = 0.0f0  # softmax.py:264
+    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:264
+    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:264
+    tk_v_group_tree_result15[1] = 0.0f0  # softmax.py:264
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:265
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:266
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:266
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:266
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:267
+    base[1] = r * n  # softmax.py:268
+    m[1] = -Inf32  # softmax.py:269
+    s[1] = 0.0f0  # softmax.py:270
+    tk_v_start3 = lane[1] % Int64  # softmax.py:271
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:271
+    if UInt32(0) < tk_v_trips1  # softmax.py:271
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:271
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # softmax.py:271
+            v[1] = Float32(x[((base[1] + c[1]) % Int64) + 1])  # softmax.py:272
+            if v[1] > m[1]  # softmax.py:273
+                s[1] = s[1] * exp(m[1] - v[1])  # softmax.py:274
+                m[1] = v[1]  # softmax.py:275
             end
-            tk_v_shifted_ret1 = ifelse(m[1] == Inf32, ifelse(v[1] == m[1], 0.0f0, -Inf32), v[1] - m[1])  # softmax.py:59
-            s[1] = s[1] + exp(tk_v_shifted_ret1)  # softmax.py:302
+            tk_v_shifted_ret1 = ifelse(m[1] == Inf32, ifelse(v[1] == m[1], 0.0f0, -Inf32), v[1] - m[1])  # softmax.py:60
+            s[1] = s[1] + exp(tk_v_shifted_ret1)  # softmax.py:276
         end
     end
     tk_v_group_tree_tid6[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -3165,9 +3165,9 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_8887c7ae)) = 256  # soft
     local tk_v_group_reduce_f32_x11::Float32 = zero(Float32)  # reductions.py:30
     tk_v_group_tree_ret7 = tk_v_group_tree_result4[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret3 = tk_v_group_tree_ret7  # reductions.py:46
-    big[1] = tk_v_group_reduce_f32_ret3  # softmax.py:303
-    tk_v_shifted_ret12 = ifelse(big[1] == Inf32, ifelse(m[1] == big[1], 0.0f0, -Inf32), m[1] - big[1])  # softmax.py:59
-    tk_v_group_reduce_f32_x11 = s[1] * exp(tk_v_shifted_ret12)  # softmax.py:305
+    big[1] = tk_v_group_reduce_f32_ret3  # softmax.py:277
+    tk_v_shifted_ret12 = ifelse(big[1] == Inf32, ifelse(m[1] == big[1], 0.0f0, -Inf32), m[1] - big[1])  # softmax.py:60
+    tk_v_group_reduce_f32_x11 = s[1] * exp(tk_v_shifted_ret12)  # softmax.py:279
     tk_v_group_tree_tid17[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1] = tk_v_group_reduce_f32_x11  # reductions.py:20
     @synchronize()  # reductions.py:21
@@ -3205,43 +3205,43 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_8887c7ae)) = 256  # soft
     local tk_v_start6::Int64 = zero(Int64)  # reductions.py:30
     tk_v_group_tree_ret18 = tk_v_group_tree_result15[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret14 = tk_v_group_tree_ret18  # reductions.py:46
-    s[1] = tk_v_group_reduce_f32_ret14  # softmax.py:305
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:306
-    tk_v_start6 = lane[1] % Int64  # softmax.py:307
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:307
-    if UInt32(0) < tk_v_trips4  # softmax.py:307
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # softmax.py:307
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # softmax.py:307
-            tk_v_shifted_v22 = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:308
-            tk_v_shifted_ret23 = ifelse(big[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == big[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - big[1])  # softmax.py:59
-            v[1] = tk_v_shifted_ret23  # softmax.py:308
-            out[((base[1] + c[1]) % Int64) + 1] = Float16((want_log != Int32(0)) ? (v[1] - tk_log(s[1])) : (exp(v[1]) * tk_v_inv))  # softmax.py:309
+    s[1] = tk_v_group_reduce_f32_ret14  # softmax.py:279
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:280
+    tk_v_start6 = lane[1] % Int64  # softmax.py:281
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:281
+    if UInt32(0) < tk_v_trips4  # softmax.py:281
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # softmax.py:281
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # softmax.py:281
+            tk_v_shifted_v22 = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:282
+            tk_v_shifted_ret23 = ifelse(big[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == big[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - big[1])  # softmax.py:60
+            v[1] = tk_v_shifted_ret23  # softmax.py:282
+            out[((base[1] + c[1]) % Int64) + 1] = Float16((want_log != Int32(0)) ? (v[1] - tk_log(s[1])) : (exp(v[1]) * tk_v_inv))  # softmax.py:283
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__online_031f5130)) = 256  # softmax.py:290
+TackRuntime.tk_workgroupsize(::typeof(tk__online_3ccb695d)) = 256  # softmax.py:264
 
 # softmax's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_SOFTMAX_KERNELS)
     const TK_SOFTMAX_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows, Float32, 0) => tk__rows_3242957a,
-        (:columns, Float32, 0) => tk__columns_791b3a9a,
-        (:cached, Float32, 8) => tk_softmax_cached_ec7d7f87,
-        (:cached, Float32, 16) => tk_softmax_cached_90656ace,
-        (:cached, Float32, 32) => tk_softmax_cached_edd9a170,
-        (:online, Float32, 0) => tk__online_c152f95b,
-        (:rows, Float64, 0) => tk__rows_505d9e26,
-        (:columns, Float64, 0) => tk__columns_1ca46db2,
-        (:cached, Float64, 8) => tk_softmax_cached_58872069,
-        (:cached, Float64, 16) => tk_softmax_cached_fa73ccb2,
-        (:cached, Float64, 32) => tk_softmax_cached_138b0458,
-        (:online, Float64, 0) => tk__online_e003470c,
-        (:rows, Float16, 0) => tk__rows_fd89282f,
-        (:columns, Float16, 0) => tk__columns_ede66749,
-        (:cached, Float16, 8) => tk_softmax_cached_60d8ae18,
-        (:cached, Float16, 16) => tk_softmax_cached_8efbca72,
-        (:cached, Float16, 32) => tk_softmax_cached_8887c7ae,
-        (:online, Float16, 0) => tk__online_031f5130,
+        (:rows, Float32, 0) => tk__rows_f59c2f04,
+        (:columns, Float32, 0) => tk__columns_70c73df0,
+        (:cached, Float32, 8) => tk_softmax_cached_c1f7d07d,
+        (:cached, Float32, 16) => tk_softmax_cached_c3c4301f,
+        (:cached, Float32, 32) => tk_softmax_cached_0d2a3b38,
+        (:online, Float32, 0) => tk__online_7901f3b9,
+        (:rows, Float64, 0) => tk__rows_d86a3630,
+        (:columns, Float64, 0) => tk__columns_b6676d1d,
+        (:cached, Float64, 8) => tk_softmax_cached_a14319bb,
+        (:cached, Float64, 16) => tk_softmax_cached_eed55945,
+        (:cached, Float64, 32) => tk_softmax_cached_fb695e4a,
+        (:online, Float64, 0) => tk__online_f4458cd7,
+        (:rows, Float16, 0) => tk__rows_bdee3f11,
+        (:columns, Float16, 0) => tk__columns_e4e28f38,
+        (:cached, Float16, 8) => tk_softmax_cached_a1fc98e7,
+        (:cached, Float16, 16) => tk_softmax_cached_951675f5,
+        (:cached, Float16, 32) => tk_softmax_cached_70166252,
+        (:online, Float16, 0) => tk__online_3ccb695d,
     )
 end
 

@@ -3,8 +3,9 @@ GPU: a lane takes 8 consecutive elements a step, and where the row length is a m
 the NVPTX printer's aligned entry (render/llvm/ptx.py, `emit_aligned`) lets LLVM merge each
 step's accesses into 16-byte ones: per step one `ld.global.v4.b32` of a half row (two of an
 f32 row) for x, weight and bias, and one `st.global.v4.b32` (two) for the result. Rows of a
-length that is not a multiple of 8 are accessed element by element; where `ptxas` is
-installed, the kernels assemble for sm_90 without spilling."""
+length that is not a multiple of 8 are accessed element by element. gelu and silu on a workgroup
+engine take a step of 8 elements per iteration the same way. Where `ptxas` is installed, the
+kernels assemble for sm_90 without spilling."""
 import functools
 import importlib
 import re
@@ -20,6 +21,7 @@ from tests.cuda.ptxas import PTXAS
 
 SM = importlib.import_module("tack.ops.softmax")  # tack.ops.softmax the attribute is the function
 NM = importlib.import_module("tack.ops.norms")
+EW = importlib.import_module("tack.ops.elementwise")
 
 
 @pytest.fixture(autouse=True)
@@ -41,7 +43,7 @@ def _ptx(op: str, dtype, n: int) -> str:
     else:
         kernel = NM._cached(NM._rms_cached_kernel, per)
         args = [x, w, y, 2, n, 1e-5, start, *_wide.funcs(dtype, "reduce", "wide")]
-    return compile_ptx(specialize(kernel, args), "sm_90").ptx
+    return compile_ptx(specialize(kernel, args, library_math=False), "sm_90").ptx  # as CUDA
 
 
 def _count(pattern: str, ptx: str) -> int:
@@ -69,6 +71,18 @@ def test_a_length_off_the_step_reads_and_writes_its_rows_by_element(op):
     assert _count(r"ld\.global\.v4\.b32", ptx) == 4 * (READS[op] - 1)
     assert _count(r"st\.global\.v\d", ptx) == 0
     assert _count(r"ld\.global\.b16", ptx) > 0 and _count(r"st\.global\.b16", ptx) > 0
+
+
+@pytest.mark.parametrize("op", ["gelu_tanh", "gelu_erf", "silu"])
+@pytest.mark.parametrize("dtype", [tack.bf16, tack.f32], ids=lambda d: d.name)
+def test_gelu_and_silu_steps_are_16_byte_accesses(op, dtype):
+    n = 1 << 12
+    x, y = tack.zeros((n,), dtype), tack.zeros((n,), dtype)
+    kir = specialize(EW._UNARY[op][1], [x, y, n // 8, n, *_wide.funcs(dtype, "wide")],
+                     library_math=False)
+    ptx = compile_ptx(kir, "sm_90").ptx
+    words = 8 * dtype.bits // 128
+    assert _count(r"ld\.global\.v4\.b32", ptx) == _count(r"st\.global\.v4\.b32", ptx) == words
 
 
 @pytest.mark.skipif(PTXAS is None, reason="ptxas is not installed")

@@ -129,8 +129,8 @@ def test_softmax_plus_inf_on_the_simulator(sim, shape):
 
 @pytest.mark.parametrize("n", [1, 5, 1037])
 def test_elementwise_spread_path(sim, n):
-    """gelu and silu on an engine with workgroups: SPREAD elements per iteration, n / SPREAD
-    apart, the tail guarded (n not a multiple of SPREAD)."""
+    """gelu and silu on an engine with workgroups: a step of 8 consecutive elements per
+    iteration, the last step guarded (n not a multiple of 8)."""
     x = refs.rand((n,), np.float32, scale=4.0)
     refs.close(ops.gelu(x), refs.gelu_tanh(x), np.float32)
     refs.close(ops.gelu(x, approximate="none"), refs.gelu_erf(x), np.float32)

@@ -5,8 +5,10 @@ Every loop runs over an array extent, so its index is 64-bit: the CUDA engine th
 cheap kernels (`add`, `relu`) several consecutive indices per thread with 16-byte accesses
 (docs/design/004-cuda-engine.md, "Elementwise coarsening"). A kernel calling library math
 (`exp`, in gelu and silu) is not coarsened there, so on an engine with workgroups its `_spread`
-form runs SPREAD elements per iteration, `n / SPREAD` apart: each load stays coalesced across
-neighbouring iterations, and a GPU thread keeps SPREAD loads in flight instead of one. The
+form runs a step of `STEP` = 8 consecutive elements per iteration (ops/_steps.py): on CUDA,
+where the arrays start 16 bytes aligned, the NVPTX printer's aligned entry makes the step one
+16-byte load and store of a half array (two of an f32 one), where 8 elements `n / 8` apart
+were 8 scalar accesses; a GPU thread keeps the step's loads in flight. The
 portable form (one element per iteration) serves the CPU, where LLVM vectorizes it; in float32
 it takes `tack.lib.expf.exp_f32` for exp, which vectorizes too. Each element is computed by the
 same expression in the flat and the spread form, so the results are the same bits."""
@@ -14,7 +16,6 @@ from __future__ import annotations
 
 import math
 
-from ..constants import constant
 from ..dtypes import f64
 from ..frontend.inline import func
 from ..intrinsics import local_array_like, select, unroll
@@ -22,8 +23,8 @@ from ..kernel import kernel
 from ..lib.expf import exp_f32
 from . import _args, _wide
 from ._erf import erf, erf_f32
+from ._steps import STEP, put, take
 
-SPREAD = constant(8)  # elements per `_spread` iteration (gelu on the H200: 4 gave 3.78 TB/s, 8 3.91)
 
 
 @kernel
@@ -71,14 +72,12 @@ def _kernels(f, name: str):
 
     def spread(x, out, q, n, wide):  # n a parameter: an extent used in the body is compiled in
         for t in range(q):
-            vals = local_array_like(x, SPREAD)
-            for k in unroll(range(SPREAD)):  # every load first: SPREAD of them in flight
-                j = t + k * q
-                vals[k] = x[j] if j < n else 0.0
-            for k in unroll(range(SPREAD)):
-                j = t + k * q
-                if j < n:
-                    out[j] = f(wide(vals[k]))
+            vals = local_array_like(x, STEP)
+            at = t * STEP
+            take(vals, 0, x, at, n - at, 0.0)  # every load first: one 16-byte step where aligned
+            for k in unroll(range(STEP)):
+                vals[k] = f(wide(vals[k]))  # rounded to x's dtype once, as the store would
+            put(out, at, n - at, vals, 0)
     flat.__name__, spread.__name__ = f"_{name}", f"_{name}_spread"
     return kernel(flat), kernel(spread)
 
@@ -108,7 +107,7 @@ def _unary(op, kernels, x, out, cpu_f32=None):
     wide = _wide.funcs(xa.dtype, "wide")  # a half element's math in f32, rounded once
     flat, spread = kernels
     if _args.workgroups(dev):
-        q = -(-xa.size // int(SPREAD))
+        q = -(-xa.size // int(STEP))
         spread(_flat(xa), _flat(res), *_args.sizes(xa.size, q, xa.size), *wide)
         return _args.deliver(res, out)
     k = cpu_f32 if xa.dtype != f64 else flat  # f32 math: exp_f32, which vectorizes

@@ -25,7 +25,8 @@ from ..kernel import kernel
 from ..lib.combine import add
 from . import _args, _wide
 from ._rowsum import row_sq_dev, row_sum
-from .softmax import LANES, MAX_PER_LANE, STEP, _per_lane, lane_tree, put, start_func, take
+from ._steps import STEP, put, take
+from .softmax import LANES, MAX_PER_LANE, _per_lane, lane_tree, start_func
 
 
 @kernel

@@ -48,6 +48,7 @@ from ..kernel import kernel
 from ..lib.combine import add, larger
 from . import _args, _wide
 from ._rowsum import row_max
+from ._steps import STEP, put, take
 
 MAX_PER_LANE = 32  # registers a lane may hold for the one-read path (n <= 256 * 32)
 
@@ -60,8 +61,6 @@ def _shifted(v, m):
 
 
 LANES = constant(256)  # the workgroup's lanes (ir.ops.WORKGROUP), whose sum order all share
-# consecutive elements a lane takes at a time: 16 bytes of a half row, one vector access
-STEP = constant(8)
 
 
 @func
@@ -104,31 +103,6 @@ def row_start_wide(r, n):
 def start_func(n: int):
     """The workgroup kernels' `start` for rows of n."""
     return row_start_wide if n % STEP == 0 else row_start
-
-
-@func
-def take(vals, i, x, at, left, fill):
-    """vals[i + v] = x[at + v] for the `STEP` elements of a lane's step, `fill` past the row's
-    end (`left` elements remain): a whole step is `STEP` plain loads, one vector access where
-    aligned."""
-    if left >= STEP:
-        for v in unroll(range(STEP)):
-            vals[i + v] = x[at + v]
-    else:
-        for v in unroll(range(STEP)):
-            vals[i + v] = x[at + v] if v < left else fill
-
-
-@func
-def put(out, at, left, vals, i):
-    """out[at + v] = vals[i + v] for the step's elements in the row (`take`'s stores)."""
-    if left >= STEP:
-        for v in unroll(range(STEP)):
-            out[at + v] = vals[i + v]
-    else:  # the other order: LLVM would merge a common run of stores with the branch above
-        for v in unroll(range(STEP - 1, -1, -1)):
-            if v < left:
-                out[at + v] = vals[i + v]
 
 
 @func
