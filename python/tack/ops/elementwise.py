@@ -26,7 +26,6 @@ from ._erf import erf, erf_f32
 from ._steps import STEP, put, take
 
 
-
 @kernel
 def _add(x, y, out, alpha):
     for i in range(out.shape[0]):
