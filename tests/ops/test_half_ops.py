@@ -269,3 +269,31 @@ def test_half_softmax_rounds_once(device, dtype, shape, log):
     tie = _near_a_tie(ref32, dtype, absolute=8 * 2.0**-24 if log else 0.0)
     assert not np.any(differ & ~tie), np.argwhere(differ & ~tie)[:5]
     np.testing.assert_array_equal(_bits(got), _bits(f(x32).numpy().astype(dtype)))
+
+
+def _shifted_start(a):
+    """`a` as a view one element into a bigger buffer (its rows start at odd offsets)."""
+    buf = np.empty(a.size + 1, a.dtype)
+    buf[1:] = a.ravel()
+    return buf[1:].reshape(a.shape)
+
+
+VIEWS = {"contiguous": lambda a: a, "one element in": _shifted_start,
+         "every other column": lambda a: a[..., ::2]}
+
+
+@pytest.mark.parametrize("view", list(VIEWS))
+@pytest.mark.parametrize("name", ["softmax", "log_softmax", "layer_norm", "rms_norm", "gelu",
+                                  "silu"])
+@pytest.mark.parametrize("dtype", [ml_dtypes.bfloat16, np.float32], ids=_name)
+def test_steps_of_eight_at_any_offset(device, dtype, name, view):
+    """The workgroup kernels' lanes take 8 consecutive elements a step: rows of whole steps (24;
+    2056, several rounds of lanes), one short of the one-read limit (8191), on inputs whose
+    rows start anywhere (one element into a buffer) or that are strided."""
+    make, fn, ref, relaxed = OPS[name]
+    for shape in [(3, 24), (2, 2056), (2, 8191)]:
+        args = [VIEWS[view](a) for a in make(shape, dtype, 0.0)]
+        got, want = fn(*args), ref(*args)
+        for g, w in zip(got if isinstance(got, tuple) else (got,),
+                        want if isinstance(want, tuple) else (want,)):
+            check(g, w, dtype, relaxed)
