@@ -110,44 +110,44 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_add`, specialization (x: f32[?], y: f32[?], out: f32[?], alpha: f32)
-@kernel function tk__add_fe662cc7(x::AbstractVector{Float32}, y::AbstractVector{Float32}, out::AbstractVector{Float32}, alpha::Float32, tk_n::Int64)  # elementwise.py:31
-    tk_gi = @index(Global, Linear)  # elementwise.py:31
-    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:31
-    local i::Int64 = zero(Int64)  # elementwise.py:31
-    if tk_t < tk_n  # elementwise.py:31
-        i = tk_t  # elementwise.py:32
-        out[i + 1] = fma(alpha, y[i + 1], x[i + 1])  # elementwise.py:33
+@kernel function tk__add_0731225e(x::AbstractVector{Float32}, y::AbstractVector{Float32}, out::AbstractVector{Float32}, alpha::Float32, tk_n::Int64)  # elementwise.py:30
+    tk_gi = @index(Global, Linear)  # elementwise.py:30
+    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:30
+    local i::Int64 = zero(Int64)  # elementwise.py:30
+    if tk_t < tk_n  # elementwise.py:30
+        i = tk_t  # elementwise.py:31
+        out[i + 1] = fma(alpha, y[i + 1], x[i + 1])  # elementwise.py:32
     end
 end
 
 # Tack kernel `_add`, specialization (x: f64[?], y: f64[?], out: f64[?], alpha: f64)
-@kernel function tk__add_f6390d14(x::AbstractVector{Float64}, y::AbstractVector{Float64}, out::AbstractVector{Float64}, alpha::Float64, tk_n::Int64)  # elementwise.py:31
-    tk_gi = @index(Global, Linear)  # elementwise.py:31
-    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:31
-    local i::Int64 = zero(Int64)  # elementwise.py:31
-    if tk_t < tk_n  # elementwise.py:31
-        i = tk_t  # elementwise.py:32
-        out[i + 1] = fma(alpha, y[i + 1], x[i + 1])  # elementwise.py:33
+@kernel function tk__add_fc3e8760(x::AbstractVector{Float64}, y::AbstractVector{Float64}, out::AbstractVector{Float64}, alpha::Float64, tk_n::Int64)  # elementwise.py:30
+    tk_gi = @index(Global, Linear)  # elementwise.py:30
+    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:30
+    local i::Int64 = zero(Int64)  # elementwise.py:30
+    if tk_t < tk_n  # elementwise.py:30
+        i = tk_t  # elementwise.py:31
+        out[i + 1] = fma(alpha, y[i + 1], x[i + 1])  # elementwise.py:32
     end
 end
 
 # Tack kernel `_add`, specialization (x: f16[?], y: f16[?], out: f16[?], alpha: f32)
-@kernel function tk__add_113ef4b5(x::AbstractVector{Float16}, y::AbstractVector{Float16}, out::AbstractVector{Float16}, alpha::Float32, tk_n::Int64)  # elementwise.py:31
-    tk_gi = @index(Global, Linear)  # elementwise.py:31
-    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:31
-    local i::Int64 = zero(Int64)  # elementwise.py:31
-    if tk_t < tk_n  # elementwise.py:31
-        i = tk_t  # elementwise.py:32
-        out[i + 1] = Float16(fma(alpha, Float32(y[i + 1]), Float32(x[i + 1])))  # elementwise.py:33
+@kernel function tk__add_d773afd4(x::AbstractVector{Float16}, y::AbstractVector{Float16}, out::AbstractVector{Float16}, alpha::Float32, tk_n::Int64)  # elementwise.py:30
+    tk_gi = @index(Global, Linear)  # elementwise.py:30
+    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:30
+    local i::Int64 = zero(Int64)  # elementwise.py:30
+    if tk_t < tk_n  # elementwise.py:30
+        i = tk_t  # elementwise.py:31
+        out[i + 1] = Float16(fma(alpha, Float32(y[i + 1]), Float32(x[i + 1])))  # elementwise.py:32
     end
 end
 
 # add's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_ADD_KERNELS)
     const TK_ADD_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:map, Float32, 0) => tk__add_fe662cc7,
-        (:map, Float64, 0) => tk__add_f6390d14,
-        (:map, Float16, 0) => tk__add_113ef4b5,
+        (:map, Float32, 0) => tk__add_0731225e,
+        (:map, Float64, 0) => tk__add_fc3e8760,
+        (:map, Float16, 0) => tk__add_d773afd4,
     )
 end
 

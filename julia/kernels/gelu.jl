@@ -110,62 +110,62 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `flat`, specialization (x: f32[?], out: f32[?])
-@kernel function tk_flat_579da563(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # elementwise.py:69
-    tk_gi = @index(Global, Linear)  # elementwise.py:69
-    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:69
-    local i::Int64 = zero(Int64)  # elementwise.py:69
-    local tk_v_keep_v2::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_keep_ret3::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_gelu_tanh_v1::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_gelu_tanh_inner4::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_gelu_tanh_ret5::Float32 = zero(Float32)  # elementwise.py:69
-    if tk_t < tk_n  # elementwise.py:69
-        i = tk_t  # elementwise.py:70
-        tk_v_keep_v2 = x[i + 1]  # elementwise.py:71
+@kernel function tk_flat_8260a285(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # elementwise.py:68
+    tk_gi = @index(Global, Linear)  # elementwise.py:68
+    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:68
+    local i::Int64 = zero(Int64)  # elementwise.py:68
+    local tk_v_keep_v2::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_keep_ret3::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_gelu_tanh_v1::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_gelu_tanh_inner4::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_gelu_tanh_ret5::Float32 = zero(Float32)  # elementwise.py:68
+    if tk_t < tk_n  # elementwise.py:68
+        i = tk_t  # elementwise.py:69
+        tk_v_keep_v2 = x[i + 1]  # elementwise.py:70
         tk_v_keep_ret3 = tk_v_keep_v2  # _wide.py:18
-        tk_v_gelu_tanh_v1 = tk_v_keep_ret3  # elementwise.py:71
-        tk_v_gelu_tanh_inner4 = 0.7978846f0 * fma((0.044715f0 * tk_v_gelu_tanh_v1) * tk_v_gelu_tanh_v1, tk_v_gelu_tanh_v1, tk_v_gelu_tanh_v1)  # elementwise.py:50
-        tk_v_gelu_tanh_ret5 = tk_v_gelu_tanh_v1 / (1.0f0 + exp((-2.0f0) * tk_v_gelu_tanh_inner4))  # elementwise.py:53
-        out[i + 1] = tk_v_gelu_tanh_ret5  # elementwise.py:71
+        tk_v_gelu_tanh_v1 = tk_v_keep_ret3  # elementwise.py:70
+        tk_v_gelu_tanh_inner4 = 0.7978846f0 * fma((0.044715f0 * tk_v_gelu_tanh_v1) * tk_v_gelu_tanh_v1, tk_v_gelu_tanh_v1, tk_v_gelu_tanh_v1)  # elementwise.py:49
+        tk_v_gelu_tanh_ret5 = tk_v_gelu_tanh_v1 / (1.0f0 + exp((-2.0f0) * tk_v_gelu_tanh_inner4))  # elementwise.py:52
+        out[i + 1] = tk_v_gelu_tanh_ret5  # elementwise.py:70
     end
 end
 
 # Tack kernel `flat`, specialization (x: f32[?], out: f32[?])
-@kernel function tk_flat_512e6f34(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # elementwise.py:69
-    tk_gi = @index(Global, Linear)  # elementwise.py:69
-    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:69
-    local i::Int64 = zero(Int64)  # elementwise.py:69
-    local tk_v_keep_v2::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_keep_ret3::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_gelu_erf_v1::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_erf_x5::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_erf_a6::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_small_z14::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_small_r12::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_small_s13::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_small_ret15::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_erf_out8::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_mid_s18::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_mid_p16::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_mid_q17::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_mid_ret19::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_erf_s10::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_tail_ra_r21::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_tail_ra_q20::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_tail_ra_ret22::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_tail_rb_r24::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_tail_rb_q23::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_tail_rb_ret25::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_erf_r9::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_erf_e7::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_erf_ret11::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_gelu_erf_ret4::Float32 = zero(Float32)  # elementwise.py:69
-    if tk_t < tk_n  # elementwise.py:69
-        i = tk_t  # elementwise.py:70
-        tk_v_keep_v2 = x[i + 1]  # elementwise.py:71
+@kernel function tk_flat_dbcb483d(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # elementwise.py:68
+    tk_gi = @index(Global, Linear)  # elementwise.py:68
+    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:68
+    local i::Int64 = zero(Int64)  # elementwise.py:68
+    local tk_v_keep_v2::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_keep_ret3::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_gelu_erf_v1::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_erf_x5::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_erf_a6::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_small_z14::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_small_r12::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_small_s13::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_small_ret15::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_erf_out8::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_mid_s18::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_mid_p16::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_mid_q17::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_mid_ret19::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_erf_s10::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_tail_ra_r21::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_tail_ra_q20::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_tail_ra_ret22::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_tail_rb_r24::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_tail_rb_q23::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_tail_rb_ret25::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_erf_r9::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_erf_e7::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_erf_ret11::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_gelu_erf_ret4::Float32 = zero(Float32)  # elementwise.py:68
+    if tk_t < tk_n  # elementwise.py:68
+        i = tk_t  # elementwise.py:69
+        tk_v_keep_v2 = x[i + 1]  # elementwise.py:70
         tk_v_keep_ret3 = tk_v_keep_v2  # _wide.py:18
-        tk_v_gelu_erf_v1 = tk_v_keep_ret3  # elementwise.py:71
-        tk_v_erf_x5 = tk_v_gelu_erf_v1 * 0.70710677f0  # elementwise.py:57
+        tk_v_gelu_erf_v1 = tk_v_keep_ret3  # elementwise.py:70
+        tk_v_erf_x5 = tk_v_gelu_erf_v1 * 0.70710677f0  # elementwise.py:56
         tk_v_erf_a6 = abs(tk_v_erf_x5)  # _erf.py:73
         tk_v_small_z14 = tk_v_erf_x5 * tk_v_erf_x5  # _erf.py:18
         tk_v_small_r12 = fma(tk_v_small_z14, fma(tk_v_small_z14, fma(tk_v_small_z14, fma(tk_v_small_z14, -0.000023763017f0, -0.0057702702f0), -0.02848175f0), -0.3250421f0), 0.12837917f0)  # _erf.py:19
@@ -192,68 +192,68 @@ end
             tk_v_erf_out8 = copysign(ifelse(tk_v_erf_a6 < 6.0f0, 1.0f0 - tk_v_erf_e7, 1.0f0), tk_v_erf_x5)  # _erf.py:81
         end
         tk_v_erf_ret11 = tk_v_erf_out8  # _erf.py:82
-        tk_v_gelu_erf_ret4 = (0.5f0 * tk_v_gelu_erf_v1) * (1.0f0 + tk_v_erf_ret11)  # elementwise.py:57
-        out[i + 1] = tk_v_gelu_erf_ret4  # elementwise.py:71
+        tk_v_gelu_erf_ret4 = (0.5f0 * tk_v_gelu_erf_v1) * (1.0f0 + tk_v_erf_ret11)  # elementwise.py:56
+        out[i + 1] = tk_v_gelu_erf_ret4  # elementwise.py:70
     end
 end
 
 # Tack kernel `flat`, specialization (x: f64[?], out: f64[?])
-@kernel function tk_flat_0053adb8(x::AbstractVector{Float64}, out::AbstractVector{Float64}, tk_n::Int64)  # elementwise.py:69
-    tk_gi = @index(Global, Linear)  # elementwise.py:69
-    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:69
-    local i::Int64 = zero(Int64)  # elementwise.py:69
-    local tk_v_keep_v2::Float64 = zero(Float64)  # elementwise.py:69
-    local tk_v_keep_ret3::Float64 = zero(Float64)  # elementwise.py:69
-    local tk_v_gelu_tanh_v1::Float64 = zero(Float64)  # elementwise.py:69
-    local tk_v_gelu_tanh_inner4::Float64 = zero(Float64)  # elementwise.py:69
-    local tk_v_gelu_tanh_ret5::Float64 = zero(Float64)  # elementwise.py:69
-    if tk_t < tk_n  # elementwise.py:69
-        i = tk_t  # elementwise.py:70
-        tk_v_keep_v2 = x[i + 1]  # elementwise.py:71
+@kernel function tk_flat_ce20a117(x::AbstractVector{Float64}, out::AbstractVector{Float64}, tk_n::Int64)  # elementwise.py:68
+    tk_gi = @index(Global, Linear)  # elementwise.py:68
+    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:68
+    local i::Int64 = zero(Int64)  # elementwise.py:68
+    local tk_v_keep_v2::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_keep_ret3::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_gelu_tanh_v1::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_gelu_tanh_inner4::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_gelu_tanh_ret5::Float64 = zero(Float64)  # elementwise.py:68
+    if tk_t < tk_n  # elementwise.py:68
+        i = tk_t  # elementwise.py:69
+        tk_v_keep_v2 = x[i + 1]  # elementwise.py:70
         tk_v_keep_ret3 = tk_v_keep_v2  # _wide.py:18
-        tk_v_gelu_tanh_v1 = tk_v_keep_ret3  # elementwise.py:71
-        tk_v_gelu_tanh_inner4 = Float64(0.7978845608028654) * fma((Float64(0.044715) * tk_v_gelu_tanh_v1) * tk_v_gelu_tanh_v1, tk_v_gelu_tanh_v1, tk_v_gelu_tanh_v1)  # elementwise.py:50
-        tk_v_gelu_tanh_ret5 = tk_v_gelu_tanh_v1 / (Float64(1.0) + exp(Float64(-2.0) * tk_v_gelu_tanh_inner4))  # elementwise.py:53
-        out[i + 1] = tk_v_gelu_tanh_ret5  # elementwise.py:71
+        tk_v_gelu_tanh_v1 = tk_v_keep_ret3  # elementwise.py:70
+        tk_v_gelu_tanh_inner4 = Float64(0.7978845608028654) * fma((Float64(0.044715) * tk_v_gelu_tanh_v1) * tk_v_gelu_tanh_v1, tk_v_gelu_tanh_v1, tk_v_gelu_tanh_v1)  # elementwise.py:49
+        tk_v_gelu_tanh_ret5 = tk_v_gelu_tanh_v1 / (Float64(1.0) + exp(Float64(-2.0) * tk_v_gelu_tanh_inner4))  # elementwise.py:52
+        out[i + 1] = tk_v_gelu_tanh_ret5  # elementwise.py:70
     end
 end
 
 # Tack kernel `flat`, specialization (x: f64[?], out: f64[?])
-@kernel function tk_flat_1da15133(x::AbstractVector{Float64}, out::AbstractVector{Float64}, tk_n::Int64)  # elementwise.py:69
-    tk_gi = @index(Global, Linear)  # elementwise.py:69
-    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:69
-    local i::Int64 = zero(Int64)  # elementwise.py:69
-    local tk_v_keep_v2::Float64 = zero(Float64)  # elementwise.py:69
-    local tk_v_keep_ret3::Float64 = zero(Float64)  # elementwise.py:69
-    local tk_v_gelu_erf_v1::Float64 = zero(Float64)  # elementwise.py:69
-    local tk_v_erf_x5::Float64 = zero(Float64)  # elementwise.py:69
-    local tk_v_erf_a6::Float64 = zero(Float64)  # elementwise.py:69
-    local tk_v_small_z14::Float64 = zero(Float64)  # elementwise.py:69
-    local tk_v_small_r12::Float64 = zero(Float64)  # elementwise.py:69
-    local tk_v_small_s13::Float64 = zero(Float64)  # elementwise.py:69
-    local tk_v_small_ret15::Float64 = zero(Float64)  # elementwise.py:69
-    local tk_v_erf_out8::Float64 = zero(Float64)  # elementwise.py:69
-    local tk_v_mid_s18::Float64 = zero(Float64)  # elementwise.py:69
-    local tk_v_mid_p16::Float64 = zero(Float64)  # elementwise.py:69
-    local tk_v_mid_q17::Float64 = zero(Float64)  # elementwise.py:69
-    local tk_v_mid_ret19::Float64 = zero(Float64)  # elementwise.py:69
-    local tk_v_erf_s10::Float64 = zero(Float64)  # elementwise.py:69
-    local tk_v_tail_ra_r21::Float64 = zero(Float64)  # elementwise.py:69
-    local tk_v_tail_ra_q20::Float64 = zero(Float64)  # elementwise.py:69
-    local tk_v_tail_ra_ret22::Float64 = zero(Float64)  # elementwise.py:69
-    local tk_v_tail_rb_r24::Float64 = zero(Float64)  # elementwise.py:69
-    local tk_v_tail_rb_q23::Float64 = zero(Float64)  # elementwise.py:69
-    local tk_v_tail_rb_ret25::Float64 = zero(Float64)  # elementwise.py:69
-    local tk_v_erf_r9::Float64 = zero(Float64)  # elementwise.py:69
-    local tk_v_erf_e7::Float64 = zero(Float64)  # elementwise.py:69
-    local tk_v_erf_ret11::Float64 = zero(Float64)  # elementwise.py:69
-    local tk_v_gelu_erf_ret4::Float64 = zero(Float64)  # elementwise.py:69
-    if tk_t < tk_n  # elementwise.py:69
-        i = tk_t  # elementwise.py:70
-        tk_v_keep_v2 = x[i + 1]  # elementwise.py:71
+@kernel function tk_flat_66d73dda(x::AbstractVector{Float64}, out::AbstractVector{Float64}, tk_n::Int64)  # elementwise.py:68
+    tk_gi = @index(Global, Linear)  # elementwise.py:68
+    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:68
+    local i::Int64 = zero(Int64)  # elementwise.py:68
+    local tk_v_keep_v2::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_keep_ret3::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_gelu_erf_v1::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_erf_x5::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_erf_a6::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_small_z14::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_small_r12::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_small_s13::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_small_ret15::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_erf_out8::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_mid_s18::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_mid_p16::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_mid_q17::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_mid_ret19::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_erf_s10::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_tail_ra_r21::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_tail_ra_q20::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_tail_ra_ret22::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_tail_rb_r24::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_tail_rb_q23::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_tail_rb_ret25::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_erf_r9::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_erf_e7::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_erf_ret11::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_gelu_erf_ret4::Float64 = zero(Float64)  # elementwise.py:68
+    if tk_t < tk_n  # elementwise.py:68
+        i = tk_t  # elementwise.py:69
+        tk_v_keep_v2 = x[i + 1]  # elementwise.py:70
         tk_v_keep_ret3 = tk_v_keep_v2  # _wide.py:18
-        tk_v_gelu_erf_v1 = tk_v_keep_ret3  # elementwise.py:71
-        tk_v_erf_x5 = tk_v_gelu_erf_v1 * Float64(0.7071067811865476)  # elementwise.py:57
+        tk_v_gelu_erf_v1 = tk_v_keep_ret3  # elementwise.py:70
+        tk_v_erf_x5 = tk_v_gelu_erf_v1 * Float64(0.7071067811865476)  # elementwise.py:56
         tk_v_erf_a6 = abs(tk_v_erf_x5)  # _erf.py:73
         tk_v_small_z14 = tk_v_erf_x5 * tk_v_erf_x5  # _erf.py:18
         tk_v_small_r12 = fma(tk_v_small_z14, fma(tk_v_small_z14, fma(tk_v_small_z14, fma(tk_v_small_z14, Float64(-2.3763016656650163e-05), Float64(-0.005770270296489442)), Float64(-0.02848174957559851)), Float64(-0.3250421072470015)), Float64(0.12837916709551256))  # _erf.py:19
@@ -280,68 +280,68 @@ end
             tk_v_erf_out8 = copysign(ifelse(tk_v_erf_a6 < Float64(6.0), Float64(1.0) - tk_v_erf_e7, Float64(1.0)), tk_v_erf_x5)  # _erf.py:81
         end
         tk_v_erf_ret11 = tk_v_erf_out8  # _erf.py:82
-        tk_v_gelu_erf_ret4 = (Float64(0.5) * tk_v_gelu_erf_v1) * (Float64(1.0) + tk_v_erf_ret11)  # elementwise.py:57
-        out[i + 1] = tk_v_gelu_erf_ret4  # elementwise.py:71
+        tk_v_gelu_erf_ret4 = (Float64(0.5) * tk_v_gelu_erf_v1) * (Float64(1.0) + tk_v_erf_ret11)  # elementwise.py:56
+        out[i + 1] = tk_v_gelu_erf_ret4  # elementwise.py:70
     end
 end
 
 # Tack kernel `flat`, specialization (x: f16[?], out: f16[?])
-@kernel function tk_flat_f1f650ec(x::AbstractVector{Float16}, out::AbstractVector{Float16}, tk_n::Int64)  # elementwise.py:69
-    tk_gi = @index(Global, Linear)  # elementwise.py:69
-    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:69
-    local i::Int64 = zero(Int64)  # elementwise.py:69
-    local tk_v_to_f32_v2::Float16 = zero(Float16)  # elementwise.py:69
-    local tk_v_to_f32_ret3::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_gelu_tanh_v1::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_gelu_tanh_inner4::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_gelu_tanh_ret5::Float32 = zero(Float32)  # elementwise.py:69
-    if tk_t < tk_n  # elementwise.py:69
-        i = tk_t  # elementwise.py:70
-        tk_v_to_f32_v2 = x[i + 1]  # elementwise.py:71
+@kernel function tk_flat_17b68253(x::AbstractVector{Float16}, out::AbstractVector{Float16}, tk_n::Int64)  # elementwise.py:68
+    tk_gi = @index(Global, Linear)  # elementwise.py:68
+    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:68
+    local i::Int64 = zero(Int64)  # elementwise.py:68
+    local tk_v_to_f32_v2::Float16 = zero(Float16)  # elementwise.py:68
+    local tk_v_to_f32_ret3::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_gelu_tanh_v1::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_gelu_tanh_inner4::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_gelu_tanh_ret5::Float32 = zero(Float32)  # elementwise.py:68
+    if tk_t < tk_n  # elementwise.py:68
+        i = tk_t  # elementwise.py:69
+        tk_v_to_f32_v2 = x[i + 1]  # elementwise.py:70
         tk_v_to_f32_ret3 = Float32(tk_v_to_f32_v2)  # _wide.py:23
-        tk_v_gelu_tanh_v1 = tk_v_to_f32_ret3  # elementwise.py:71
-        tk_v_gelu_tanh_inner4 = 0.7978846f0 * fma((0.044715f0 * tk_v_gelu_tanh_v1) * tk_v_gelu_tanh_v1, tk_v_gelu_tanh_v1, tk_v_gelu_tanh_v1)  # elementwise.py:50
-        tk_v_gelu_tanh_ret5 = tk_v_gelu_tanh_v1 / (1.0f0 + exp((-2.0f0) * tk_v_gelu_tanh_inner4))  # elementwise.py:53
-        out[i + 1] = Float16(tk_v_gelu_tanh_ret5)  # elementwise.py:71
+        tk_v_gelu_tanh_v1 = tk_v_to_f32_ret3  # elementwise.py:70
+        tk_v_gelu_tanh_inner4 = 0.7978846f0 * fma((0.044715f0 * tk_v_gelu_tanh_v1) * tk_v_gelu_tanh_v1, tk_v_gelu_tanh_v1, tk_v_gelu_tanh_v1)  # elementwise.py:49
+        tk_v_gelu_tanh_ret5 = tk_v_gelu_tanh_v1 / (1.0f0 + exp((-2.0f0) * tk_v_gelu_tanh_inner4))  # elementwise.py:52
+        out[i + 1] = Float16(tk_v_gelu_tanh_ret5)  # elementwise.py:70
     end
 end
 
 # Tack kernel `flat`, specialization (x: f16[?], out: f16[?])
-@kernel function tk_flat_57b7a948(x::AbstractVector{Float16}, out::AbstractVector{Float16}, tk_n::Int64)  # elementwise.py:69
-    tk_gi = @index(Global, Linear)  # elementwise.py:69
-    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:69
-    local i::Int64 = zero(Int64)  # elementwise.py:69
-    local tk_v_to_f32_v2::Float16 = zero(Float16)  # elementwise.py:69
-    local tk_v_to_f32_ret3::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_gelu_erf_v1::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_erf_x5::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_erf_a6::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_small_z14::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_small_r12::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_small_s13::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_small_ret15::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_erf_out8::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_mid_s18::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_mid_p16::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_mid_q17::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_mid_ret19::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_erf_s10::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_tail_ra_r21::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_tail_ra_q20::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_tail_ra_ret22::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_tail_rb_r24::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_tail_rb_q23::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_tail_rb_ret25::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_erf_r9::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_erf_e7::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_erf_ret11::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_gelu_erf_ret4::Float32 = zero(Float32)  # elementwise.py:69
-    if tk_t < tk_n  # elementwise.py:69
-        i = tk_t  # elementwise.py:70
-        tk_v_to_f32_v2 = x[i + 1]  # elementwise.py:71
+@kernel function tk_flat_7164de28(x::AbstractVector{Float16}, out::AbstractVector{Float16}, tk_n::Int64)  # elementwise.py:68
+    tk_gi = @index(Global, Linear)  # elementwise.py:68
+    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:68
+    local i::Int64 = zero(Int64)  # elementwise.py:68
+    local tk_v_to_f32_v2::Float16 = zero(Float16)  # elementwise.py:68
+    local tk_v_to_f32_ret3::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_gelu_erf_v1::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_erf_x5::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_erf_a6::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_small_z14::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_small_r12::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_small_s13::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_small_ret15::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_erf_out8::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_mid_s18::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_mid_p16::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_mid_q17::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_mid_ret19::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_erf_s10::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_tail_ra_r21::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_tail_ra_q20::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_tail_ra_ret22::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_tail_rb_r24::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_tail_rb_q23::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_tail_rb_ret25::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_erf_r9::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_erf_e7::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_erf_ret11::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_gelu_erf_ret4::Float32 = zero(Float32)  # elementwise.py:68
+    if tk_t < tk_n  # elementwise.py:68
+        i = tk_t  # elementwise.py:69
+        tk_v_to_f32_v2 = x[i + 1]  # elementwise.py:70
         tk_v_to_f32_ret3 = Float32(tk_v_to_f32_v2)  # _wide.py:23
-        tk_v_gelu_erf_v1 = tk_v_to_f32_ret3  # elementwise.py:71
-        tk_v_erf_x5 = tk_v_gelu_erf_v1 * 0.70710677f0  # elementwise.py:57
+        tk_v_gelu_erf_v1 = tk_v_to_f32_ret3  # elementwise.py:70
+        tk_v_erf_x5 = tk_v_gelu_erf_v1 * 0.70710677f0  # elementwise.py:56
         tk_v_erf_a6 = abs(tk_v_erf_x5)  # _erf.py:73
         tk_v_small_z14 = tk_v_erf_x5 * tk_v_erf_x5  # _erf.py:18
         tk_v_small_r12 = fma(tk_v_small_z14, fma(tk_v_small_z14, fma(tk_v_small_z14, fma(tk_v_small_z14, -0.000023763017f0, -0.0057702702f0), -0.02848175f0), -0.3250421f0), 0.12837917f0)  # _erf.py:19
@@ -368,20 +368,20 @@ end
             tk_v_erf_out8 = copysign(ifelse(tk_v_erf_a6 < 6.0f0, 1.0f0 - tk_v_erf_e7, 1.0f0), tk_v_erf_x5)  # _erf.py:81
         end
         tk_v_erf_ret11 = tk_v_erf_out8  # _erf.py:82
-        tk_v_gelu_erf_ret4 = (0.5f0 * tk_v_gelu_erf_v1) * (1.0f0 + tk_v_erf_ret11)  # elementwise.py:57
-        out[i + 1] = Float16(tk_v_gelu_erf_ret4)  # elementwise.py:71
+        tk_v_gelu_erf_ret4 = (0.5f0 * tk_v_gelu_erf_v1) * (1.0f0 + tk_v_erf_ret11)  # elementwise.py:56
+        out[i + 1] = Float16(tk_v_gelu_erf_ret4)  # elementwise.py:70
     end
 end
 
 # gelu's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_GELU_KERNELS)
     const TK_GELU_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:tanh, Float32, 0) => tk_flat_579da563,
-        (:none, Float32, 0) => tk_flat_512e6f34,
-        (:tanh, Float64, 0) => tk_flat_0053adb8,
-        (:none, Float64, 0) => tk_flat_1da15133,
-        (:tanh, Float16, 0) => tk_flat_f1f650ec,
-        (:none, Float16, 0) => tk_flat_57b7a948,
+        (:tanh, Float32, 0) => tk_flat_8260a285,
+        (:none, Float32, 0) => tk_flat_dbcb483d,
+        (:tanh, Float64, 0) => tk_flat_ce20a117,
+        (:none, Float64, 0) => tk_flat_66d73dda,
+        (:tanh, Float16, 0) => tk_flat_17b68253,
+        (:none, Float16, 0) => tk_flat_7164de28,
     )
 end
 

@@ -110,50 +110,50 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_relu`, specialization (x: f32[?], out: f32[?])
-@kernel function tk__relu_4819f171(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # elementwise.py:37
-    tk_gi = @index(Global, Linear)  # elementwise.py:37
-    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:37
-    local i::Int64 = zero(Int64)  # elementwise.py:37
-    local v::Float32 = zero(Float32)  # elementwise.py:37
-    if tk_t < tk_n  # elementwise.py:37
-        i = tk_t  # elementwise.py:38
-        v = x[i + 1]  # elementwise.py:39
-        out[i + 1] = ifelse(v < 0.0f0, 0.0f0, v)  # elementwise.py:42
+@kernel function tk__relu_27639f34(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # elementwise.py:36
+    tk_gi = @index(Global, Linear)  # elementwise.py:36
+    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:36
+    local i::Int64 = zero(Int64)  # elementwise.py:36
+    local v::Float32 = zero(Float32)  # elementwise.py:36
+    if tk_t < tk_n  # elementwise.py:36
+        i = tk_t  # elementwise.py:37
+        v = x[i + 1]  # elementwise.py:38
+        out[i + 1] = ifelse(v < 0.0f0, 0.0f0, v)  # elementwise.py:41
     end
 end
 
 # Tack kernel `_relu`, specialization (x: f64[?], out: f64[?])
-@kernel function tk__relu_88045f85(x::AbstractVector{Float64}, out::AbstractVector{Float64}, tk_n::Int64)  # elementwise.py:37
-    tk_gi = @index(Global, Linear)  # elementwise.py:37
-    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:37
-    local i::Int64 = zero(Int64)  # elementwise.py:37
-    local v::Float64 = zero(Float64)  # elementwise.py:37
-    if tk_t < tk_n  # elementwise.py:37
-        i = tk_t  # elementwise.py:38
-        v = x[i + 1]  # elementwise.py:39
-        out[i + 1] = ifelse(v < Float64(0.0), Float64(0.0), v)  # elementwise.py:42
+@kernel function tk__relu_f32ff265(x::AbstractVector{Float64}, out::AbstractVector{Float64}, tk_n::Int64)  # elementwise.py:36
+    tk_gi = @index(Global, Linear)  # elementwise.py:36
+    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:36
+    local i::Int64 = zero(Int64)  # elementwise.py:36
+    local v::Float64 = zero(Float64)  # elementwise.py:36
+    if tk_t < tk_n  # elementwise.py:36
+        i = tk_t  # elementwise.py:37
+        v = x[i + 1]  # elementwise.py:38
+        out[i + 1] = ifelse(v < Float64(0.0), Float64(0.0), v)  # elementwise.py:41
     end
 end
 
 # Tack kernel `_relu`, specialization (x: f16[?], out: f16[?])
-@kernel function tk__relu_14e53276(x::AbstractVector{Float16}, out::AbstractVector{Float16}, tk_n::Int64)  # elementwise.py:37
-    tk_gi = @index(Global, Linear)  # elementwise.py:37
-    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:37
-    local i::Int64 = zero(Int64)  # elementwise.py:37
-    local v::Float16 = zero(Float16)  # elementwise.py:37
-    if tk_t < tk_n  # elementwise.py:37
-        i = tk_t  # elementwise.py:38
-        v = x[i + 1]  # elementwise.py:39
-        out[i + 1] = ifelse(Float32(v) < 0.0f0, Float16(0.0), v)  # elementwise.py:42
+@kernel function tk__relu_ebbbe0a5(x::AbstractVector{Float16}, out::AbstractVector{Float16}, tk_n::Int64)  # elementwise.py:36
+    tk_gi = @index(Global, Linear)  # elementwise.py:36
+    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:36
+    local i::Int64 = zero(Int64)  # elementwise.py:36
+    local v::Float16 = zero(Float16)  # elementwise.py:36
+    if tk_t < tk_n  # elementwise.py:36
+        i = tk_t  # elementwise.py:37
+        v = x[i + 1]  # elementwise.py:38
+        out[i + 1] = ifelse(Float32(v) < 0.0f0, Float16(0.0), v)  # elementwise.py:41
     end
 end
 
 # relu's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_RELU_KERNELS)
     const TK_RELU_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:map, Float32, 0) => tk__relu_4819f171,
-        (:map, Float64, 0) => tk__relu_88045f85,
-        (:map, Float16, 0) => tk__relu_14e53276,
+        (:map, Float32, 0) => tk__relu_27639f34,
+        (:map, Float64, 0) => tk__relu_f32ff265,
+        (:map, Float16, 0) => tk__relu_ebbbe0a5,
     )
 end
 

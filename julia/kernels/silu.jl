@@ -110,68 +110,68 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `flat`, specialization (x: f32[?], out: f32[?])
-@kernel function tk_flat_c86198b2(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # elementwise.py:69
-    tk_gi = @index(Global, Linear)  # elementwise.py:69
-    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:69
-    local i::Int64 = zero(Int64)  # elementwise.py:69
-    local tk_v_keep_v2::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_keep_ret3::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_silu_v1::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_silu_ret4::Float32 = zero(Float32)  # elementwise.py:69
-    if tk_t < tk_n  # elementwise.py:69
-        i = tk_t  # elementwise.py:70
-        tk_v_keep_v2 = x[i + 1]  # elementwise.py:71
+@kernel function tk_flat_9f5d887b(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # elementwise.py:68
+    tk_gi = @index(Global, Linear)  # elementwise.py:68
+    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:68
+    local i::Int64 = zero(Int64)  # elementwise.py:68
+    local tk_v_keep_v2::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_keep_ret3::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_silu_v1::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_silu_ret4::Float32 = zero(Float32)  # elementwise.py:68
+    if tk_t < tk_n  # elementwise.py:68
+        i = tk_t  # elementwise.py:69
+        tk_v_keep_v2 = x[i + 1]  # elementwise.py:70
         tk_v_keep_ret3 = tk_v_keep_v2  # _wide.py:18
-        tk_v_silu_v1 = tk_v_keep_ret3  # elementwise.py:71
-        tk_v_silu_ret4 = tk_v_silu_v1 / (1.0f0 + exp(-tk_v_silu_v1))  # elementwise.py:61
-        out[i + 1] = tk_v_silu_ret4  # elementwise.py:71
+        tk_v_silu_v1 = tk_v_keep_ret3  # elementwise.py:70
+        tk_v_silu_ret4 = tk_v_silu_v1 / (1.0f0 + exp(-tk_v_silu_v1))  # elementwise.py:60
+        out[i + 1] = tk_v_silu_ret4  # elementwise.py:70
     end
 end
 
 # Tack kernel `flat`, specialization (x: f64[?], out: f64[?])
-@kernel function tk_flat_78aba8e4(x::AbstractVector{Float64}, out::AbstractVector{Float64}, tk_n::Int64)  # elementwise.py:69
-    tk_gi = @index(Global, Linear)  # elementwise.py:69
-    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:69
-    local i::Int64 = zero(Int64)  # elementwise.py:69
-    local tk_v_keep_v2::Float64 = zero(Float64)  # elementwise.py:69
-    local tk_v_keep_ret3::Float64 = zero(Float64)  # elementwise.py:69
-    local tk_v_silu_v1::Float64 = zero(Float64)  # elementwise.py:69
-    local tk_v_silu_ret4::Float64 = zero(Float64)  # elementwise.py:69
-    if tk_t < tk_n  # elementwise.py:69
-        i = tk_t  # elementwise.py:70
-        tk_v_keep_v2 = x[i + 1]  # elementwise.py:71
+@kernel function tk_flat_f53d8771(x::AbstractVector{Float64}, out::AbstractVector{Float64}, tk_n::Int64)  # elementwise.py:68
+    tk_gi = @index(Global, Linear)  # elementwise.py:68
+    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:68
+    local i::Int64 = zero(Int64)  # elementwise.py:68
+    local tk_v_keep_v2::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_keep_ret3::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_silu_v1::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_silu_ret4::Float64 = zero(Float64)  # elementwise.py:68
+    if tk_t < tk_n  # elementwise.py:68
+        i = tk_t  # elementwise.py:69
+        tk_v_keep_v2 = x[i + 1]  # elementwise.py:70
         tk_v_keep_ret3 = tk_v_keep_v2  # _wide.py:18
-        tk_v_silu_v1 = tk_v_keep_ret3  # elementwise.py:71
-        tk_v_silu_ret4 = tk_v_silu_v1 / (Float64(1.0) + exp(-tk_v_silu_v1))  # elementwise.py:61
-        out[i + 1] = tk_v_silu_ret4  # elementwise.py:71
+        tk_v_silu_v1 = tk_v_keep_ret3  # elementwise.py:70
+        tk_v_silu_ret4 = tk_v_silu_v1 / (Float64(1.0) + exp(-tk_v_silu_v1))  # elementwise.py:60
+        out[i + 1] = tk_v_silu_ret4  # elementwise.py:70
     end
 end
 
 # Tack kernel `flat`, specialization (x: f16[?], out: f16[?])
-@kernel function tk_flat_e499c17a(x::AbstractVector{Float16}, out::AbstractVector{Float16}, tk_n::Int64)  # elementwise.py:69
-    tk_gi = @index(Global, Linear)  # elementwise.py:69
-    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:69
-    local i::Int64 = zero(Int64)  # elementwise.py:69
-    local tk_v_to_f32_v2::Float16 = zero(Float16)  # elementwise.py:69
-    local tk_v_to_f32_ret3::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_silu_v1::Float32 = zero(Float32)  # elementwise.py:69
-    local tk_v_silu_ret4::Float32 = zero(Float32)  # elementwise.py:69
-    if tk_t < tk_n  # elementwise.py:69
-        i = tk_t  # elementwise.py:70
-        tk_v_to_f32_v2 = x[i + 1]  # elementwise.py:71
+@kernel function tk_flat_57220017(x::AbstractVector{Float16}, out::AbstractVector{Float16}, tk_n::Int64)  # elementwise.py:68
+    tk_gi = @index(Global, Linear)  # elementwise.py:68
+    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:68
+    local i::Int64 = zero(Int64)  # elementwise.py:68
+    local tk_v_to_f32_v2::Float16 = zero(Float16)  # elementwise.py:68
+    local tk_v_to_f32_ret3::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_silu_v1::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_silu_ret4::Float32 = zero(Float32)  # elementwise.py:68
+    if tk_t < tk_n  # elementwise.py:68
+        i = tk_t  # elementwise.py:69
+        tk_v_to_f32_v2 = x[i + 1]  # elementwise.py:70
         tk_v_to_f32_ret3 = Float32(tk_v_to_f32_v2)  # _wide.py:23
-        tk_v_silu_v1 = tk_v_to_f32_ret3  # elementwise.py:71
-        tk_v_silu_ret4 = tk_v_silu_v1 / (1.0f0 + exp(-tk_v_silu_v1))  # elementwise.py:61
-        out[i + 1] = Float16(tk_v_silu_ret4)  # elementwise.py:71
+        tk_v_silu_v1 = tk_v_to_f32_ret3  # elementwise.py:70
+        tk_v_silu_ret4 = tk_v_silu_v1 / (1.0f0 + exp(-tk_v_silu_v1))  # elementwise.py:60
+        out[i + 1] = Float16(tk_v_silu_ret4)  # elementwise.py:70
     end
 end
 
 # silu's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_SILU_KERNELS)
     const TK_SILU_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:map, Float32, 0) => tk_flat_c86198b2,
-        (:map, Float64, 0) => tk_flat_78aba8e4,
-        (:map, Float16, 0) => tk_flat_e499c17a,
+        (:map, Float32, 0) => tk_flat_9f5d887b,
+        (:map, Float64, 0) => tk_flat_f53d8771,
+        (:map, Float16, 0) => tk_flat_57220017,
     )
 end
 
