@@ -1,6 +1,8 @@
 """Which powers of two provably divide integer expressions of a kernel: what a renderer needs to
 know that an address is aligned (render/llvm/ptx_ldmatrix.py: `ldmatrix` needs 16-byte
-aligned row addresses, docs/language.md "Matrix multiply-accumulate").
+aligned row addresses, docs/language.md "Matrix multiply-accumulate"; render/llvm/ptx.py's
+aligned entry looks for groups of neighbouring accesses that start at such an offset,
+`aligned_access_bytes`, docs/design/004-cuda-engine.md "The aligned entry").
 
 The facts hold for every value an expression can take, in every execution:
 - a constant c: the largest power of two dividing it (0: every one, capped at `CAP`);
