@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from ... import dtypes as dt
 from ...errors import TackValueError
-from ...ir.nodes import Expr
 from ...ir import tma
+from ...ir.nodes import Expr
 from ...ir.ops import Op
 
 MAX_COUNT = (1 << 20) - 1  # the largest expected arrival count and transaction count

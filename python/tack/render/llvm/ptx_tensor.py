@@ -66,7 +66,7 @@ class TensorRendering:
                     if x.op is Op.ASYNC_TENSOR_COPY and x.arg[0] == name), default=1)
 
     def async_tensor_copy(self, e: Expr) -> ir.Value:
-        dst, _, (rows, cols, _), bar = e.arg
+        dst, _, _, bar = e.arg
         j, row, col, k = e.args
         which = self.tensor_maps().index(tma.key(e))
         param = f"{entry_name(self.kir)}_param_{len(self.kir.params) + which}"
