@@ -13,8 +13,7 @@ Triton's Hopper matmul (ours is written here):
   B's 128 columns staged in the `swizzle128` layout (`tack.wgmma_index`) through a ring of
   STAGES = 4 shared stages of 32 KiB. The copies are `tack.async_copy` of the 16-byte chunks,
   each to its swizzled place: a chunk is contiguous in the layout, and the swizzle permutes
-  whole chunks. Tack has no tensor maps (TMA), and its bulk copies are 1-D, which a swizzled
-  row is not;
+  whole chunks (the TMA tile below lets the copy engine swizzle instead);
 - the pipeline, per slab kt: wait for this lane's copies of slab kt (`tack.async_wait(1)`:
   slab kt + 1 may stay in flight), a `tack.barrier()` (every lane's copies have landed, and
   both warpgroups have passed the `tack.wgmma_wait(1)` that retired slab kt - 2), the copies of
@@ -39,6 +38,22 @@ Triton's Hopper matmul (ours is written here):
   skipped;
 - tiles are visited in groups of GROUP row tiles (Triton's "grouped ordering"), so that a
   wave of workgroups reads fewer distinct rows of A and columns of B and keeps them in L2.
+
+The TMA tile (`tma_tile_kernel`, not ops.matmul's default; bench/ops.py --hopper-tiles
+128x4x2tma times it) brings the slabs with tensor copies (`tack.async_tensor_copy`, the TMA:
+docs/language.md "Transaction barriers"), as CUTLASS's sm90 `KernelTma` mainloop
+(sm90_mma_tma_gmma_ss.hpp) and Triton's Hopper matmul do:
+- the kernel reads A as a 2-D (batch·m, kp) array and Bᵀ as a (batch·n, kp) one (`launch` gives
+  these views); lane 0 starts the copies of slab kt + AHEAD, A's 128 × BK box at (z·m + i0, p0)
+  and Bᵀ's BN × BK box at (z·n + j0, p0), into the stage's swizzle128 tiles, with one
+  `tack.mbarrier_arrive_tx` of their bytes on the stage's full barrier;
+- the copy zero-fills what lies past kp, so no lane has edge code: rows past m (or n) read the
+  next matrix of the batch or zeros, and reach only rows (columns) of C that are not stored;
+- every lane waits on the stage's full barrier (phase kt // STAGES), the warpgroups multiply,
+  and after `tack.wgmma_wait(1)` has retired slab kt - 1 every lane arrives on that stage's
+  empty barrier (256 arrivals a phase); lane 0 waits on it (phase (kt + AHEAD) // STAGES - 1)
+  before refilling the stage. Producer and consumers stay in one loop (the simulator runs no
+  warp specialization: docs/pipelines.md, "What the simulator runs").
 
 The ring takes 128 KiB of shared memory, more than the 48 KiB a CUDA kernel may declare
 statically: the CUDA engine gives such a kernel its shared arrays as dynamic shared memory
@@ -191,26 +206,10 @@ def tile_kernel(tf32_inputs: bool, stages: int = 4, ahead: int = 2, width: int =
 
 
 def tma_tile_kernel(tf32_inputs: bool, stages: int = 4, ahead: int = 2, width: int = 128):
-    """`tile_kernel`'s tile and MMAs with the slabs brought by tensor copies
-    (`tack.async_tensor_copy`, the TMA: docs/language.md "Transaction barriers"), as CUTLASS's
-    sm90 `KernelTma` mainloop (sm90_mma_tma_gmma_ss.hpp) and Triton's Hopper matmul bring them:
-
-    - the kernel reads A as a 2-D (batch·m, kp) array and Bᵀ as a (batch·n, kp) one (`launch`
-      gives these views); lane 0 starts the copies of slab kt + AHEAD, A's 128 × BK box at
-      (z·m + i0, p0) and Bᵀ's BN × BK box at (z·n + j0, p0), into the stage's swizzle128 tiles,
-      with one `tack.mbarrier_arrive_tx` of their bytes on the stage's full barrier;
-    - the hardware zero-fills what lies past kp, so no lane has edge code: rows past m (or n)
-      read the next matrix of the batch or zeros, and reach only rows (columns) of C that are
-      not stored;
-    - every lane waits on the stage's full barrier (phase kt // STAGES), the warpgroups
-      multiply, and after `tack.wgmma_wait(1)` has retired slab kt - 1 every lane arrives on
-      that stage's empty barrier (256 arrivals a phase); lane 0 waits on it (phase
-      (kt + AHEAD) // STAGES - 1) before refilling the stage. `ahead` is at most
-      `stages - 2`: the slab a refill replaces was released in an earlier iteration, so lane 0
-      never waits for arrivals that come after it in the loop (the simulator runs one loop for
-      producer and consumers: docs/pipelines.md, "What the simulator runs").
-
-    The epilogue is `tile_kernel`'s."""
+    """`tile_kernel`'s tile, MMAs and epilogue with the slabs brought by tensor copies (the
+    module's docstring, "The TMA tile"). `ahead` is at most `stages - 2`: the slab a refill
+    replaces was released in an earlier iteration, so lane 0 never waits for arrivals that
+    come after it in the loop."""
     if not 1 <= ahead <= stages - 2 or width not in (128, 256):
         raise TackValueError(f"a ring of {stages} stages refilled through empty barriers holds "
                              f"copies 1 to {stages - 2} slabs ahead of the MMAs, not "
