@@ -26,9 +26,9 @@
   rows are provably aligned (render/llvm/ptx_ldmatrix.py), asynchronous copies `cp.async`
   (sm_80+, render/llvm/ptx_async.py), transaction barriers and bulk copies
   (render/llvm/ptx_mbarriers.py), tensor copies (render/llvm/ptx_tensor.py: the entry takes
-  one 128-byte tensor map by value per `ir.tma.maps` entry, after the kernel's parameters). Atomics are the CPU renderer's
-  relaxed `atomicrmw` (returning the old value); NVPTX expands float min/max (and 8/16-bit
-  operations) into compare-and-swap loops.
+  one 128-byte tensor map by value per `ir.tma.maps` entry, after the kernel's parameters).
+  Atomics are the CPU renderer's relaxed `atomicrmw` (returning the old value); NVPTX expands
+  float min/max (and 8/16-bit operations) into compare-and-swap loops.
 
 toolchain/nvptx.py turns the text into PTX (libdevice linking, O3 for NVPTX, code generation).
 """
