@@ -295,13 +295,15 @@ def _benchmarks(sz, rng, dtype=np.float32):
         yield from _attention(sz["long attention"], "long attention", rng, dtype)
 
 
-def hopper_rows(sizes, rng):
+def hopper_rows(sizes, rng, wanted=lambda name: True):
     """The Hopper path's rows: (name, inputs, reference, work, unit, tolerance, tack, torch)
     of an n^3 matmul per size and kind (HOPPER_KINDS; the halves against HALF_TOL, TF32 within
     its declared bound of a GPU's sums)."""
     for n in sizes:
         a32, b32 = (rng.normal(size=(n, n)).astype(np.float32) for _ in range(2))
         for kind in HOPPER_KINDS:
+            if not wanted(f"hopper {n}^3 {kind}"):  # no reference for a row not run
+                continue
             dtype = np.float32 if kind == "tf32" else DTYPES[kind]
             a, b = a32.astype(dtype), b32.astype(dtype)
             want = a.astype(np.float64) @ b.astype(np.float64)
@@ -484,11 +486,14 @@ def run_hopper(sizes, budget, rounds, only, tiles, torch=None, F=None, gpu=True)
     """The Hopper rows, for each tile of `tiles` (the first is ops.matmul's own): beside torch
     on a GPU (`compare`), or on the simulator asked for the Hopper kernels, where the rows'
     code and the kernels' results are checked without a GPU and the rates say nothing."""
-    if not sizes or only and not any("hopper".startswith(o) for o in only):
+    def wanted(name):  # "hopper" (or a prefix of it) takes every row, a longer prefix its rows
+        return not only or any("hopper".startswith(o) or name.startswith(o) for o in only)
+    if not sizes or only and not any(o.startswith("hop") or "hopper".startswith(o)
+                                     for o in only):
         return
     if not gpu:
         tack.set_default_device("sim", sm=90)
-    for name, inputs, want, work, unit, tol, tk, tf in hopper_rows(sizes, rng()):
+    for name, inputs, want, work, unit, tol, tk, tf in hopper_rows(sizes, rng(), wanted):
         peers = {}
         if torch is not None:
             targs = [_torch_array(torch, a) for a in inputs]
