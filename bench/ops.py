@@ -48,7 +48,8 @@ PyTorch's, in every `--gpu` run, with TFLOP/s: on an sm_90 GPU (H100, H200) they
 path (ops/matmul_wgmma.py; the run says whether the GPU takes it), whose targets are 0.85x torch
 at 4096^3 and 0.9x at 8192^3. Each row runs once per tile of `--hopper-tiles` (HOPPER_TILES:
 ops.matmul's 128 x 128 tile with four stages, then a 256-wide tile and a three-stage ring that
-lets two blocks share an SM), so one run says which serves best. `--quick` on the CPU runs
+lets two blocks share an SM; a tile spelled with a "tma" suffix, `128x4x2tma`, has its slabs
+brought by tensor copies, the TMA), so one run says which serves best. `--quick` on the CPU runs
 them at 130^3 on the simulator asked for the Hopper kernels (`tack.device("sim", sm=90)`),
 checked like every row.
 
@@ -99,7 +100,9 @@ SIZES = {
 }
 HOPPER_KINDS = ("bfloat16", "float16", "tf32")
 # The Hopper kernels' tiles the rows compare (WIDTHxSTAGESxAHEAD, matmul_wgmma.tile_kernel):
-# ops.matmul's; 256 wide: four 48 KiB stages, one block a SM; 3 stages: 96 KiB, two a SM
+# ops.matmul's; 256 wide: four 48 KiB stages, one block a SM; 3 stages: 96 KiB, two a SM. A
+# "tma" suffix (--hopper-tiles 128x4x2,128x4x2tma) names the same ring filled by tensor copies
+# (matmul_wgmma.tma_tile_kernel)
 OWN_TILE = f"{matmul_wgmma.WIDTH}x{matmul_wgmma.STAGES}x{matmul_wgmma.AHEAD}"
 HOPPER_TILES = (OWN_TILE, "256x4x2", "128x3x1")
 FAILED: list = []
@@ -292,13 +295,15 @@ def _benchmarks(sz, rng, dtype=np.float32):
         yield from _attention(sz["long attention"], "long attention", rng, dtype)
 
 
-def hopper_rows(sizes, rng):
+def hopper_rows(sizes, rng, wanted=lambda name: True):
     """The Hopper path's rows: (name, inputs, reference, work, unit, tolerance, tack, torch)
     of an n^3 matmul per size and kind (HOPPER_KINDS; the halves against HALF_TOL, TF32 within
     its declared bound of a GPU's sums)."""
     for n in sizes:
         a32, b32 = (rng.normal(size=(n, n)).astype(np.float32) for _ in range(2))
         for kind in HOPPER_KINDS:
+            if not wanted(f"hopper {n}^3 {kind}"):  # no reference for a row not run
+                continue
             dtype = np.float32 if kind == "tf32" else DTYPES[kind]
             a, b = a32.astype(dtype), b32.astype(dtype)
             want = a.astype(np.float64) @ b.astype(np.float64)
@@ -462,11 +467,15 @@ def run_cpu(sz, budget, rounds=7, only=None, dtypes=("float32",), tiles=HOPPER_T
 @contextlib.contextmanager
 def hopper_tile(spec: str):
     """ops.matmul's Hopper kernels (ops/matmul_wgmma.py) made with the tile `spec`
-    ("WIDTHxSTAGESxAHEAD", e.g. 256x4x2) while the block runs: tuning, compared in one run."""
-    width, stages, ahead = (int(v) for v in spec.split("x"))
+    ("WIDTHxSTAGESxAHEAD", e.g. 256x4x2; with a "tma" suffix, 128x4x2tma, the tile whose slabs
+    come by tensor copies, `matmul_wgmma.tma_tile_kernel`) while the block runs: tuning,
+    compared in one run."""
+    tma = spec.endswith("tma")
+    width, stages, ahead = (int(v) for v in spec.removesuffix("tma").split("x"))
+    make = matmul_wgmma.tma_tile_kernel if tma else matmul_wgmma.tile_kernel
     saved = dict(matmul_wgmma.KERNELS)
-    matmul_wgmma.KERNELS.update(half=matmul_wgmma.tile_kernel(False, stages, ahead, width),
-                                tf32=matmul_wgmma.tile_kernel(True, stages, ahead, width))
+    matmul_wgmma.KERNELS.update(half=make(False, stages, ahead, width),
+                                tf32=make(True, stages, ahead, width))
     try:
         yield
     finally:
@@ -477,11 +486,14 @@ def run_hopper(sizes, budget, rounds, only, tiles, torch=None, F=None, gpu=True)
     """The Hopper rows, for each tile of `tiles` (the first is ops.matmul's own): beside torch
     on a GPU (`compare`), or on the simulator asked for the Hopper kernels, where the rows'
     code and the kernels' results are checked without a GPU and the rates say nothing."""
-    if not sizes or only and not any("hopper".startswith(o) for o in only):
+    def wanted(name):  # "hopper" (or a prefix of it) takes every row, a longer prefix its rows
+        return not only or any("hopper".startswith(o) or name.startswith(o) for o in only)
+    if not sizes or only and not any(o.startswith("hop") or "hopper".startswith(o)
+                                     for o in only):
         return
     if not gpu:
         tack.set_default_device("sim", sm=90)
-    for name, inputs, want, work, unit, tol, tk, tf in hopper_rows(sizes, rng()):
+    for name, inputs, want, work, unit, tol, tk, tf in hopper_rows(sizes, rng(), wanted):
         peers = {}
         if torch is not None:
             targs = [_torch_array(torch, a) for a in inputs]
@@ -575,8 +587,9 @@ def main(argv=None) -> int:
     p.add_argument("--dtypes", default=",".join(DTYPES),
                    help=f"comma-separated precisions, of {', '.join(DTYPES)}")
     p.add_argument("--hopper-tiles", default=",".join(HOPPER_TILES),
-                   help="the Hopper rows' tiles, WIDTHxSTAGESxAHEAD, comma-separated (rows "
-                        f"of another tile than ops.matmul's, {OWN_TILE}, are named by it)")
+                   help="the Hopper rows' tiles, WIDTHxSTAGESxAHEAD[tma], comma-separated "
+                        "(a 'tma' suffix: slabs by tensor copies; rows of another tile than "
+                        f"ops.matmul's, {OWN_TILE}, are named by it)")
     a = p.parse_args(argv)
     tiles = tuple(t for t in a.hopper_tiles.split(",") if t)
     if a.quick:  # one calibrated call per implementation: checked, timed once

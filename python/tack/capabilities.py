@@ -100,11 +100,14 @@ MIN_SM = {
     Op.MBARRIER_WAIT: (80, _MBARRIER + "-test-wait-try-wait"),
     Op.MBARRIER_ARRIVE_TX: (90, _MBARRIER + "-expect-tx-operation"),
     Op.ASYNC_BULK_COPY: (90, _CP_ASYNC + "-bulk"),
+    Op.ASYNC_TENSOR_COPY: (90, _CP_ASYNC + "-bulk-tensor"),
 }
 # The least PTX ISA version (×10) whose instructions an operation's rendering spells: the parity
 # waits arrived in PTX ISA 7.1 (`mbarrier.test_wait.parity`, sm_80; `try_wait.parity` 7.8, sm_90),
-# `mbarrier.arrive.expect_tx` and `cp.async.bulk` in 8.0 (the pages of MIN_SM).
-MIN_PTX = {Op.MBARRIER_WAIT: 71, Op.MBARRIER_ARRIVE_TX: 80, Op.ASYNC_BULK_COPY: 80}
+# `mbarrier.arrive.expect_tx`, `cp.async.bulk` and `cp.async.bulk.tensor` in 8.0 (the pages of
+# MIN_SM).
+MIN_PTX = {Op.MBARRIER_WAIT: 71, Op.MBARRIER_ARRIVE_TX: 80, Op.ASYNC_BULK_COPY: 80,
+           Op.ASYNC_TENSOR_COPY: 80}
 # The PTX ISA LLVM's NVPTX back end emits for a target on its own (its least for that sm).
 _LLVM_PTX = {80: 70, 86: 71, 87: 74, 89: 78, 90: 78}
 
@@ -129,7 +132,7 @@ def check_mbarriers(k: KernelIR, device) -> None:
         raise CapabilityError.at(
             used[0].loc, f"kernel '{k.name}': tack.{public_name(used[0])} is a transaction "
             f"barrier operation, which the {_device_name(device)} engine does not run",
-            hint="run it on CUDA (sm_80, sm_90 for bulk copies) or the simulator, or pipeline "
+            hint="run it on CUDA (sm_80, sm_90 for bulk and tensor copies) or the simulator, or pipeline "
                  "with tack.async_copy / async_commit / async_wait and tack.barrier()")
 
 

@@ -48,6 +48,7 @@ mbarrier_arrive = _device_only("tack.mbarrier_arrive")
 mbarrier_arrive_tx = _device_only("tack.mbarrier_arrive_tx")
 mbarrier_wait = _device_only("tack.mbarrier_wait")
 async_bulk_copy = _device_only("tack.async_bulk_copy")
+async_tensor_copy = _device_only("tack.async_tensor_copy")
 mma_load_a = _device_only("tack.mma_load_a")
 mma_load_b = _device_only("tack.mma_load_b")
 mma_load_acc = _device_only("tack.mma_load_acc")
@@ -102,4 +103,4 @@ ALL = (bitcast, expect_dtype, ndrange, unroll, select, Vector, Matrix, local_arr
        mma_row_max, mma_row_sum, mma_to_a, wgmma_zeros, wgmma, wgmma_commit, wgmma_wait,
        wgmma_store, wgmma_index,
        mbarriers, mbarrier_init, mbarrier_arrive, mbarrier_arrive_tx, mbarrier_wait,
-       async_bulk_copy)
+       async_bulk_copy, async_tensor_copy)

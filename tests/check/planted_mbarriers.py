@@ -1,5 +1,5 @@
-"""Planted transaction-barrier bugs: kernels with one misuse of `tack.mbarriers` and bulk copies
-each, and their fixed twins (docs/checking.md, "Transaction barriers"). Each bug kernel marks the
+"""Planted transaction-barrier bugs: kernels with one misuse of `tack.mbarriers` and bulk or
+tensor copies each, and their fixed twins (docs/checking.md, "Transaction barriers"). Each bug kernel marks the
 source lines its finding must name with `# @1`, `# @2`, ...; tests/check/test_planted_mbarriers.py
 runs every case through `tack.check`. `shift` picks which lane reads the element the copying
 lane brought in (t + shift within the workgroup), so one kernel puts the reader after, before or
@@ -233,6 +233,114 @@ def matmul_empty_count(a, b, c):
         c[row0 + r, col0 + q] = acc
 
 
+# The same protocol with tensor copies (tack.async_tensor_copy): workgroup g's 8 × 32 box of a
+# (16, 32) array is the 256 elements a bulk copy of the flat array brings, row-major ("none").
+@tack.kernel
+def box_missing_wait(x, out, shift):
+    for i in range(out.shape[0]):
+        buf = tack.shared(tack.f32, 256)
+        bar = tack.mbarriers(1)
+        tid = tack.thread_id()
+        if tid == 0:
+            tack.mbarrier_init(bar[0], 1)
+        tack.barrier()
+        if tid == 0:
+            tack.mbarrier_arrive_tx(bar[0], TILE)
+            tack.async_tensor_copy(buf, 0, x, ((i - tid) // 32, 0), (8, 32), bar[0],  # @2
+                                   "none")
+        tack.barrier()
+        out[i] = buf[(tid + shift) % 256]  # @1
+
+
+@tack.kernel
+def one_box(x, out, shift):
+    for i in range(out.shape[0]):
+        buf = tack.shared(tack.f32, 256)
+        bar = tack.mbarriers(1)
+        tid = tack.thread_id()
+        if tid == 0:
+            tack.mbarrier_init(bar[0], 1)
+        tack.barrier()
+        if tid == 0:
+            tack.mbarrier_arrive_tx(bar[0], TILE)
+            tack.async_tensor_copy(buf, 0, x, ((i - tid) // 32, 0), (8, 32), bar[0], "none")
+        tack.mbarrier_wait(bar[0], 0)
+        out[i] = buf[(tid + shift) % 256]
+
+
+@tack.kernel
+def box_short_byte_count(x, out, shift):
+    for i in range(out.shape[0]):
+        buf = tack.shared(tack.f32, 256)
+        bar = tack.mbarriers(1)
+        tid = tack.thread_id()
+        if tid == 0:
+            tack.mbarrier_init(bar[0], 1)
+        tack.barrier()
+        if tid == 0:
+            tack.mbarrier_arrive_tx(bar[0], 512)  # @2
+            tack.async_tensor_copy(buf, 0, x, ((i - tid) // 32, 0), (8, 32), bar[0], "none")
+        tack.mbarrier_wait(bar[0], 0)  # @1
+        out[i] = buf[(tid + shift) % 256]
+
+
+@tack.kernel
+def box_bytes_never_come(x, out, shift):
+    for i in range(out.shape[0]):
+        buf = tack.shared(tack.f32, 256)
+        bar = tack.mbarriers(1)
+        tid = tack.thread_id()
+        if tid == 0:
+            tack.mbarrier_init(bar[0], 1)  # @2
+        tack.barrier()
+        if tid == 0:
+            tack.mbarrier_arrive_tx(bar[0], 2 * TILE)  # @3
+            tack.async_tensor_copy(buf, 0, x, ((i - tid) // 32, 0), (8, 32), bar[0], "none")
+        tack.mbarrier_wait(bar[0], 0)  # @1
+        out[i] = buf[(tid + shift) % 256]
+
+
+@tack.kernel
+def box_refill_while_reading(x, out, shift):
+    for i in range(out.shape[0]):
+        buf = tack.shared(tack.f32, 256)
+        bar = tack.mbarriers(1)
+        tid = tack.thread_id()
+        if tid == 0:
+            tack.mbarrier_init(bar[0], 1)
+        tack.barrier()
+        acc = 0.0
+        for t in range(NT):
+            if tid == 0:
+                tack.mbarrier_arrive_tx(bar[0], TILE)
+                tack.async_tensor_copy(buf, 0, x, (((i - tid) * NT + t * 256) // 32, 0),  # @1
+                                       (8, 32), bar[0], "none")
+            tack.mbarrier_wait(bar[0], t)
+            acc += buf[(tid + shift) % 256]  # @2
+        out[i] = acc
+
+
+@tack.kernel
+def box_loop(x, out, shift):
+    for i in range(out.shape[0]):
+        buf = tack.shared(tack.f32, 256)
+        bar = tack.mbarriers(1)
+        tid = tack.thread_id()
+        if tid == 0:
+            tack.mbarrier_init(bar[0], 1)
+        tack.barrier()
+        acc = 0.0
+        for t in range(NT):
+            if tid == 0:
+                tack.mbarrier_arrive_tx(bar[0], TILE)
+                tack.async_tensor_copy(buf, 0, x, (((i - tid) * NT + t * 256) // 32, 0),
+                                       (8, 32), bar[0], "none")
+            tack.mbarrier_wait(bar[0], t)
+            acc += buf[(tid + shift) % 256]
+            tack.barrier()  # every lane is done with the tile before it is refilled
+        out[i] = acc
+
+
 def _x(n):
     return tack.array(np.arange(n, dtype=np.float32) + 1.0)
 
@@ -263,6 +371,14 @@ def _tiles(shift):
     return _x(N * NT), tack.zeros(N), shift
 
 
+def _box(shift):
+    return _x(N).reshape(N // 32, 32), tack.zeros(N), shift
+
+
+def _boxes(shift):
+    return _x(N * NT).reshape(N * NT // 32, 32), tack.zeros(N), shift
+
+
 def _matmul(shift):
     return A.matmul_args(m=16, n=32, k=96, seed=shift)
 
@@ -276,4 +392,8 @@ CASES = (
     Case("same_parity_each_tile", "wrong-parity", same_parity_each_tile, tile_loop, _tiles),
     Case("refill_while_reading", "overwrite", refill_while_reading, tile_loop, _tiles),
     Case("matmul_empty_count", "wrong-count", matmul_empty_count, M.matmul_bulk, _matmul),
+    Case("box_missing_wait", "unwaited", box_missing_wait, one_box, _box),
+    Case("box_short_byte_count", "wrong-count", box_short_byte_count, one_box, _box),
+    Case("box_bytes_never_come", "deadlock", box_bytes_never_come, one_box, _box, "barrier"),
+    Case("box_refill_while_reading", "overwrite", box_refill_while_reading, box_loop, _boxes),
 )

@@ -109,3 +109,43 @@ def test_ptxas_assembles_the_other_tiles(tmp_path, name, tile):
     assert regs <= (255 if width == 256 else 128), run.stderr
     assert "0 bytes spill stores, 0 bytes spill loads" in run.stderr, run.stderr
 
+
+
+def _tma_ptx(name: str) -> tuple:
+    dtype = CASES[name][0]
+    a, bt, c = tack.zeros((256, 512), dtype), tack.zeros((384, 512), dtype), tack.zeros(64, dtype)
+    kir = specialize(matmul_wgmma.tma_tile_kernel(name == "tf32"), [a, bt, c, 1, 256, 512, 384],
+                     library_math=False)
+    return kir, compile_ptx(kir, "sm_90").ptx
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_the_tma_tile_copies_boxes_through_two_maps(tmp_path, name):
+    """The tile whose slabs come by tensor copies (matmul_wgmma.tma_tile_kernel): A's and Bᵀ's
+    boxes by `cp.async.bulk.tensor.2d` through the two maps passed by value, lane 0's
+    `expect_tx`, full and empty barriers waited on by `try_wait.parity`; no lane copies or
+    loads global memory itself, and the ring is dynamic shared memory. Where `ptxas` is
+    installed, it assembles for sm_90a without spills in at most 168 registers."""
+    kir, ptx = _tma_ptx(name)
+    assert re.search(r"^\.target sm_90a$", ptx, re.MULTILINE)
+    maps = re.findall(r"\.param \.align 64 \.b8 (\w+)\[128\]", ptx)
+    assert len(maps) == 2
+    tensor = re.findall(r"mov\.b64 tk_map, (\w+); cvta\.param\.u64 tk_map, tk_map; "
+                        r"cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global\.mbarrier::"
+                        r"complete_tx::bytes", ptx)
+    assert sorted(set(tensor)) == sorted(maps) and len(tensor) % 2 == 0
+    assert "mbarrier.arrive.expect_tx.shared::cta.b64" in ptx
+    assert "mbarrier.try_wait.parity.shared::cta.b64" in ptx
+    assert "mbarrier.arrive.shared.b64" in ptx
+    assert "cp.async.cg" not in ptx and "ld.global" not in ptx
+    # the ring, then the two barrier arrays, each at a 1024-byte offset (render/llvm/ptx_shared.py)
+    assert ptx_shared.dynamic_bytes(kir) == 128 * 1024 + 2 * 1024
+    if PTXAS is None:
+        pytest.skip("ptxas is not installed")
+    src = tmp_path / "k.ptx"
+    src.write_text(ptx)
+    run = subprocess.run([PTXAS, "-arch=sm_90a", "-v", str(src), "-o", str(tmp_path / "k.cubin")],
+                         check=False, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert int(re.search(r"Used (\d+) registers", run.stderr).group(1)) <= 168, run.stderr
+    assert "0 bytes spill stores, 0 bytes spill loads" in run.stderr, run.stderr

@@ -209,3 +209,16 @@ else:
         got = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
                              check=False, text=True, timeout=120)
         assert got.stdout.startswith(want), got.stdout + got.stderr
+
+
+def test_an_llvmlite_without_opaque_pointers_is_refused_with_the_fix(monkeypatch):
+    """llvmlite 0.44 (LLVM 15) cannot parse the `ptr` of Tack's IR: refused by name, with the
+    upgrade, instead of a parsing error at every kernel; the installed one passes."""
+    import llvmlite
+    import llvmlite.binding as llvm
+
+    llvm_host._require_opaque_pointers(llvm)  # the installed llvmlite is new enough
+    monkeypatch.setattr(llvmlite, "__version__", "0.44.0")
+    with pytest.raises(ImportError, match=r"llvmlite >= 0\.45 .* found llvmlite 0\.44\.0 .*"
+                                          r"pip install -U llvmlite"):
+        llvm_host._require_opaque_pointers(llvm)

@@ -197,6 +197,25 @@ def test_nan_rules():
 
 
 @tack.kernel
+def k_zero_ties(a, out):
+    for i in range(1):
+        out[0] = 1.0 / min(a[0], a[1])
+        out[1] = 1.0 / max(a[0], a[1])
+        out[2] = 1.0 / min(a[1], a[0])
+        out[3] = 1.0 / max(a[1], a[0])
+
+
+def test_zero_ties_are_decided_and_checked_on_every_engine(engine):
+    """Of +0.0 and -0.0, min is -0.0 and max +0.0 in either order on every engine
+    (docs/language.md), so the reference knows the sign and 1 / it exactly: -inf, +inf."""
+    a = np.array([0.0, -0.0])
+    ref = reference(k_zero_ties, a, np.zeros(4))
+    assert ref.arrays[1].tolist() == [-math.inf, math.inf, -math.inf, math.inf]
+    assert not ref.tolerance[1].any()
+    check_kernel(k_zero_ties, a, np.zeros(4))  # the default device: this case's engine
+
+
+@tack.kernel
 def k_nan_sign(a, out, n):
     for i in range(1):
         out[0] = copysign(3.0, a[0] ** 0.5)

@@ -7,7 +7,9 @@ chunk, so A is read from a padded copy), several slabs through the ring, several
 rows, batches — and non-contiguous inputs; on the simulator, bit for bit the documented order
 (each product exact, added in k order with one f32 rounding, the result rounded once); the
 kernel clean under tack.check over four slabs (the ring refilled), and its planted-race twin
-(copies one slab further ahead than the ring allows) reported."""
+(copies one slab further ahead than the ring allows) reported. The same for the tile whose
+slabs come by tensor copies (`tma_tile_kernel`): within the bound on both engines, the
+documented order's bits and clean under tack.check on the simulator."""
 import numpy as np
 import pytest
 import tack
@@ -205,3 +207,67 @@ def test_large_shapes_on_the_gpu(hopper, name, m, k, n):
     """On an H100/H200: many tiles, long k (the ring turned many times), against float64."""
     a, b = _inputs((m, k), (k, n), name, 11)
     _within_bound(_run(a, b, name), a, b, name, True)
+
+
+@pytest.fixture
+def tma(monkeypatch):
+    """ops.matmul's Hopper kernels replaced by the tensor-copy tile (matmul_wgmma.
+    tma_tile_kernel, ops.matmul's ring) for one test, as bench/ops.py's `--hopper-tiles
+    128x4x2tma` does."""
+    kernels = {"half": matmul_wgmma.tma_tile_kernel(False), "tf32": matmul_wgmma.tma_tile_kernel(True)}
+    for key, kern in kernels.items():
+        monkeypatch.setitem(matmul_wgmma.KERNELS, key, kern)
+    return kernels
+
+
+@pytest.mark.parametrize("shape", [(1, 1, 1), (37, 53, 41), (17, 65, 9), (5, 4, 2), (3, 17, 9, 70),
+                                   (2, 65, 33, 1)], ids=str)
+@pytest.mark.parametrize("name", list(DTYPES))
+def test_the_tma_tile_within_the_bound(hopper, tma, name, shape):
+    """The tensor-copy tile through ops.matmul: zeros past the edges from the copies
+    themselves, batches read from one 2-D view (rows past m reach no stored element)."""
+    *z, m, k, n = shape
+    a, b = _inputs((*z, m, k), (*z, k, n), name, m * 7 + k * 3 + n)
+    _within_bound(_run(a, b, name), a, b, name, _is_gpu(hopper))
+
+
+@pytest.mark.engines("sim")
+@pytest.mark.parametrize("shape", [(5, 37, 3), (2, 17, 70, 9), (9, 200, 4)], ids=str)
+@pytest.mark.parametrize("name", list(DTYPES))
+def test_the_tma_tile_gives_the_documented_order(hopper, tma, name, shape):
+    """Bit for bit the documented order, as `tile_kernel`'s (the same MMAs over the same
+    zero-padded slabs)."""
+    *z, m, k, n = shape
+    a, b = _inputs((*z, m, k), (*z, k, n), name, 3)
+    got = _run(a, b, name).numpy().reshape(-1, m, n)
+    ra, rb = (K.to_tf32(x) for x in (a, b)) if name == "tf32" else (a, b)
+    for i, (ta, tb) in enumerate(zip(ra.reshape(-1, m, k), rb.reshape(-1, k, n))):
+        want = K.reference_mma(ta, tb, np.zeros((m, n), np.float32)).astype(got.dtype)
+        np.testing.assert_array_equal(got[i].view(np.uint8), want.view(np.uint8), f"batch {i}")
+
+
+@pytest.mark.engines("sim")
+@pytest.mark.parametrize("name,stages,ahead,shape",
+                         [("float16", 4, 2, (37, 200, 20)), ("tf32", 4, 2, (130, 256, 9)),
+                          ("bfloat16", 3, 1, (20, 300, 140))], ids=str)
+def test_the_tma_tile_is_clean_under_check(hopper, name, stages, ahead, shape):
+    """tack.check: every slab waited for on its full barrier before a wgmma reads it, no stage
+    refilled before every lane released it on its empty barrier, the byte counts those of the
+    boxes: over four slabs at least (the ring refilled) and two tiles each way."""
+    m, k, n = shape
+    a, b = _inputs((m, k), (k, n), name, 2)
+    ap, bt, kp = matmul_wgmma.operands(tack.array(a), tack.array(b), 1, m, k, n)
+    c = tack.zeros(m * n, ap.dtype)
+    kern = matmul_wgmma.tma_tile_kernel(name == "tf32", stages, ahead)
+    report = tack.check(kern, ap.reshape(m, kp), bt.reshape(n, kp), c, 1, m, kp, n)
+    report.require_clean()
+    _within_bound(tack.array(report.outputs["c"].reshape(m, n)), a, b, name, False)
+
+
+@pytest.mark.parametrize("stages,ahead,width", [(4, 3, 128), (3, 2, 128), (4, 0, 128),
+                                                (4, 2, 64)])
+def test_the_tma_ring_refuses_a_tile_it_cannot_hold(stages, ahead, width):
+    """A refill one slab further ahead would wait, on lane 0, for arrivals that lane 0 makes
+    later in the loop."""
+    with pytest.raises(ValueError, match="ahead|wide"):
+        matmul_wgmma.tma_tile_kernel(False, stages, ahead, width)

@@ -208,6 +208,12 @@ add_builtin("async_bulk_copy", "tack.async_bulk_copy(dst, j, src, i, count, bars
             "shared array dst at j; their bytes complete a transaction on bars[s] (sm_90; a "
             "statement; GPU only)", group="device", form="bulk_copy", arity=(6, 6),
             op=Op.ASYNC_BULK_COPY, namespace="tack.", needs="workgroups")
+add_builtin("async_tensor_copy", "tack.async_tensor_copy(dst, j, src, (row, col), (ROWS, COLS), "
+            "bars[s], layout)", "start copying the ROWS × COLS box at src[row, col] of a 2-D "
+            "array (zeros where it lies outside) into the shared array dst at j, laid out as "
+            "layout (\"swizzle128\" or \"none\"); the box's bytes complete a transaction on "
+            "bars[s] (TMA, sm_90; a statement; GPU only)", group="device", form="bulk_copy",
+            arity=(7, 7), op=Op.ASYNC_TENSOR_COPY, namespace="tack.", needs="workgroups")
 
 # ---- matrix multiply-accumulate: warp-held fragments (ir/mma.py; docs/language.md) ------------
 _AT = ("x, row, col[, ld]", ("the tile whose top-left element is x[row, col] of a 2-D array, "

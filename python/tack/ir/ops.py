@@ -129,6 +129,16 @@ arrivals reach 0 and its transaction count is 0; the next begins with the expect
                              shared one; their bytes complete a transaction on the barrier when
                              they land, and the elements are visible to the lanes that wait for
                              the phase that the bytes completed.
+  ASYNC_TENSOR_COPY          arg = (shared array, 2-D global array parameter, (rows, cols,
+                             layout), barriers); args = (shared index, row, col, barrier index),
+                             i64 (the coordinates stay two: passes.linearize leaves them). Copies
+                             the box of rows × cols elements at (row, col) of the array, which
+                             may lie partly or wholly outside it (those elements are zeros), into
+                             the shared one from the shared index on, element (r, c) of the box
+                             where `ir.tma.place(layout, ...)` puts it; the whole box's bytes
+                             complete a transaction on the barrier when it lands, as for
+                             ASYNC_BULK_COPY (PTX's `cp.async.bulk.tensor` through a tensor map,
+                             ir/tma.py).
 
 Matrix multiply-accumulate (warp collectives too; ir/mma.py holds the shapes and the fragment
 layouts, docs/language.md "Matrix multiply-accumulate" the language)
@@ -260,6 +270,7 @@ class Op(enum.Enum):
     MBARRIER_ARRIVE_TX = enum.auto()
     MBARRIER_WAIT = enum.auto()
     ASYNC_BULK_COPY = enum.auto()
+    ASYNC_TENSOR_COPY = enum.auto()
 
     FRAGMENT = enum.auto()
     MMA = enum.auto()
@@ -320,8 +331,11 @@ WARP_OPS = WARP_COLLECTIVES | {Op.LANE_ID, Op.WARP_ID}
 # Asynchronous copies into shared memory and their completion (statements).
 ASYNC_OPS = frozenset({Op.ASYNC_COPY, Op.ASYNC_COMMIT, Op.ASYNC_WAIT})
 # Transaction barriers and the bulk copies that complete on them (statements).
+# The copies that complete on a barrier, arg = (shared array, source, what, barriers): arg[3] is
+# the barrier array, args[0] the shared index and args[-1] the barrier index.
+BARRIER_COPIES = frozenset({Op.ASYNC_BULK_COPY, Op.ASYNC_TENSOR_COPY})
 MBARRIER_OPS = frozenset({Op.MBARRIER_INIT, Op.MBARRIER_ARRIVE, Op.MBARRIER_ARRIVE_TX,
-                          Op.MBARRIER_WAIT, Op.ASYNC_BULK_COPY})
+                          Op.MBARRIER_WAIT}) | BARRIER_COPIES
 # Ops that need a workgroup launch (GPU engines)
 WORKGROUP_OPS = frozenset({Op.THREAD_ID}) | WARP_OPS | ASYNC_OPS | MBARRIER_OPS
 FRONTEND_ONLY = frozenset({Op.FLOORDIV, Op.MOD, Op.TRUEDIV, Op.SHAPE, Op.VECTOR, Op.COMPONENT,

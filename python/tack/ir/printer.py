@@ -64,6 +64,10 @@ def expr_str(e: Expr) -> str:
         (dst, src, count, bar), (j, *i, b) = e.arg, e.args
         return (f"async_bulk_copy({dst}[{expr_str(j)}] <- {src}[{', '.join(map(expr_str, i))}]"
                 f", {count}, {bar}[{expr_str(b)}])")
+    if op is Op.ASYNC_TENSOR_COPY:  # async_tensor_copy(buf[j] <- x[r, c; 64x64], swizzle128, ..)
+        (dst, src, (rows, cols, layout), bar), (j, r, c, b) = e.arg, e.args
+        return (f"async_tensor_copy({dst}[{expr_str(j)}] <- {src}[{expr_str(r)}, "
+                f"{expr_str(c)}; {rows}x{cols}], {layout}, {bar}[{expr_str(b)}])")
     if op in MBARRIER_OPS:  # mbarrier_wait(full[s], phase)
         rest = "".join(f", {expr_str(a)}" for a in e.args[1:])
         return f"{op.name.lower()}({e.arg}[{expr_str(e.args[0])}]{rest})"

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..errors import IRVerificationError
 from . import nodes as N
 from .nodes import Expr, KernelIR
-from .ops import ATOMIC, COMPARISON, FRONTEND_ONLY, MBARRIER_OPS, Op
+from .ops import ATOMIC, BARRIER_COPIES, COMPARISON, FRONTEND_ONLY, MBARRIER_OPS, Op
 from .walk import iter_stmts, stmt_exprs
 
 
@@ -42,10 +42,12 @@ def verify(k: KernelIR, final: bool = True) -> None:
                                  or any(a.op is not Op.VAR for a in x.args[2:])):
             _fail(x, f"bad warpgroup MMA {x.arg}")  # tiles in shared memory, N/2 locals
         if x.op in MBARRIER_OPS:
-            bar = x.arg[3] if x.op is Op.ASYNC_BULK_COPY else x.arg
+            copy = x.op in BARRIER_COPIES
+            bar = x.arg[3] if copy else x.arg
+            nargs = 3 if x.op is Op.ASYNC_BULK_COPY else 4
             if bar not in k.scratch or not k.scratch[bar].barriers or (
-                    x.op is Op.ASYNC_BULK_COPY and (x.arg[0] not in k.scratch or x.arg[1] not in
-                                                    arrays or (final and len(x.args) != 3))):
+                    copy and (x.arg[0] not in k.scratch or x.arg[1] not in arrays
+                              or (final and len(x.args) != nargs))):
                 _fail(x, f"bad {x.op.name.lower()} {x.arg}")
         if x.op in COMPARISON and x.args[0].dtype is not x.args[1].dtype:
             _fail(x, f"{x.op.name} of {x.args[0].dtype} and {x.args[1].dtype}")

@@ -13,8 +13,7 @@ Triton's Hopper matmul (ours is written here):
   B's 128 columns staged in the `swizzle128` layout (`tack.wgmma_index`) through a ring of
   STAGES = 4 shared stages of 32 KiB. The copies are `tack.async_copy` of the 16-byte chunks,
   each to its swizzled place: a chunk is contiguous in the layout, and the swizzle permutes
-  whole chunks. Tack has no tensor maps (TMA), and its bulk copies are 1-D, which a swizzled
-  row is not;
+  whole chunks (the TMA tile below lets the copy engine swizzle instead);
 - the pipeline, per slab kt: wait for this lane's copies of slab kt (`tack.async_wait(1)`:
   slab kt + 1 may stay in flight), a `tack.barrier()` (every lane's copies have landed, and
   both warpgroups have passed the `tack.wgmma_wait(1)` that retired slab kt - 2), the copies of
@@ -40,6 +39,22 @@ Triton's Hopper matmul (ours is written here):
 - tiles are visited in groups of GROUP row tiles (Triton's "grouped ordering"), so that a
   wave of workgroups reads fewer distinct rows of A and columns of B and keeps them in L2.
 
+The TMA tile (`tma_tile_kernel`, not ops.matmul's default; bench/ops.py --hopper-tiles
+128x4x2tma times it) brings the slabs with tensor copies (`tack.async_tensor_copy`, the TMA:
+docs/language.md "Transaction barriers"), as CUTLASS's sm90 `KernelTma` mainloop
+(sm90_mma_tma_gmma_ss.hpp) and Triton's Hopper matmul do:
+- the kernel reads A as a 2-D (batch·m, kp) array and Bᵀ as a (batch·n, kp) one (`launch` gives
+  these views); lane 0 starts the copies of slab kt + AHEAD, A's 128 × BK box at (z·m + i0, p0)
+  and Bᵀ's BN × BK box at (z·n + j0, p0), into the stage's swizzle128 tiles, with one
+  `tack.mbarrier_arrive_tx` of their bytes on the stage's full barrier;
+- the copy zero-fills what lies past kp, so no lane has edge code: rows past m (or n) read the
+  next matrix of the batch or zeros, and reach only rows (columns) of C that are not stored;
+- every lane waits on the stage's full barrier (phase kt // STAGES), the warpgroups multiply,
+  and after `tack.wgmma_wait(1)` has retired slab kt - 1 every lane arrives on that stage's
+  empty barrier (256 arrivals a phase); lane 0 waits on it (phase (kt + AHEAD) // STAGES - 1)
+  before refilling the stage. Producer and consumers stay in one loop (the simulator runs no
+  warp specialization: docs/pipelines.md, "What the simulator runs").
+
 The ring takes 128 KiB of shared memory, more than the 48 KiB a CUDA kernel may declare
 statically: the CUDA engine gives such a kernel its shared arrays as dynamic shared memory
 (render/llvm/ptx_shared.py). `tile_kernel` makes other tiles (256 columns, other rings), which
@@ -53,8 +68,14 @@ from ..frontend.inline import func
 from ..intrinsics import (
     async_commit,
     async_copy,
+    async_tensor_copy,
     async_wait,
     barrier,
+    mbarrier_arrive,
+    mbarrier_arrive_tx,
+    mbarrier_init,
+    mbarrier_wait,
+    mbarriers,
     shared_like,
     thread_id,
     unroll,
@@ -184,6 +205,90 @@ def tile_kernel(tf32_inputs: bool, stages: int = 4, ahead: int = 2, width: int =
     return matmul_wgmma
 
 
+def tma_tile_kernel(tf32_inputs: bool, stages: int = 4, ahead: int = 2, width: int = 128):
+    """`tile_kernel`'s tile, MMAs and epilogue with the slabs brought by tensor copies (the
+    module's docstring, "The TMA tile"). `ahead` is at most `stages - 2`: the slab a refill
+    replaces was released in an earlier iteration, so lane 0 never waits for arrivals that
+    come after it in the loop."""
+    if not 1 <= ahead <= stages - 2 or width not in (128, 256):
+        raise TackValueError(f"a ring of {stages} stages refilled through empty barriers holds "
+                             f"copies 1 to {stages - 2} slabs ahead of the MMAs, not "
+                             f"ahead={ahead}; a tile is 128 or 256 wide, not {width}")
+    STAGES = constant(stages)
+    AHEAD = constant(ahead)
+    BN = constant(width)
+    BK = constant(32 if tf32_inputs else 64)
+    KS = constant(8 if tf32_inputs else 16)
+    SLAB_A = constant(128 * (32 if tf32_inputs else 64))
+    SLAB_B = constant(width * (32 if tf32_inputs else 64))
+    BYTES = constant((128 + width) * 128)  # both boxes of a slab: rows of 128 bytes
+    LDC = constant(width + (4 if tf32_inputs else 8))
+    mul = _mma_tf32 if tf32_inputs else _mma_half
+
+    @kernel
+    def matmul_tma(a, bt, c, batch, m, kp, n):
+        for t in range(batch * ((m + 127) // 128) * ((n + BN - 1) // BN) * 256):
+            tm = (m + 127) // 128
+            tn = (n + BN - 1) // BN
+            g = t // 256
+            lane = thread_id()
+            z = g // (tm * tn)
+            r = g % (tm * tn)
+            first = r // (GROUP * tn) * GROUP
+            rows = min(tm - first, GROUP)
+            i0 = (first + r % (GROUP * tn) % rows) * 128
+            j0 = r % (GROUP * tn) // rows * BN
+            s = shared_like(a, STAGES * (SLAB_A + SLAB_B))  # A's ring, then Bᵀ's
+            full = mbarriers(STAGES)  # a stage's slab has landed
+            empty = mbarriers(STAGES)  # ... and its MMAs are done
+            wg = lane // 128
+            acc = wgmma_zeros(BN)
+            slabs = (kp + BK - 1) // BK
+            if lane == 0:
+                for q in unroll(range(STAGES)):
+                    mbarrier_init(full[q], 1)
+                    mbarrier_init(empty[q], 256)
+            barrier()
+            for kt in range(-AHEAD, slabs):
+                nxt = kt + AHEAD
+                if lane == 0 and nxt < slabs:
+                    fill = nxt % STAGES
+                    if nxt >= STAGES:  # slab nxt - STAGES released the stage
+                        mbarrier_wait(empty[fill], nxt // STAGES - 1)
+                    mbarrier_arrive_tx(full[fill], BYTES)
+                    async_tensor_copy(s, fill * SLAB_A, a, (z * m + i0, nxt * BK), (128, BK),
+                                      full[fill], "swizzle128")
+                    async_tensor_copy(s, STAGES * SLAB_A + fill * SLAB_B, bt,
+                                      (z * n + j0, nxt * BK), (BN, BK), full[fill],
+                                      "swizzle128")
+                if kt >= 0:
+                    slot = kt % STAGES
+                    mbarrier_wait(full[slot], kt // STAGES)
+                    a0 = slot * SLAB_A + wgmma_index(s, 64 * wg, 0, "swizzle128")
+                    b0 = STAGES * SLAB_A + slot * SLAB_B
+                    for kk in unroll(range(BK // KS)):
+                        mul(acc, s, a0, b0, kk * KS)
+                    wgmma_commit()
+                    wgmma_wait(1)  # slab kt's MMAs in flight, slab kt - 1's done
+                    if kt >= 1:
+                        mbarrier_arrive(empty[(kt - 1) % STAGES])
+            wgmma_wait(0)
+            barrier()  # both warpgroups are done with the ring
+            wgmma_store(acc, s, 64 * wg, 0, LDC)
+            barrier()
+            for e in unroll(range(BN // 2)):
+                q = lane + 256 * e
+                i = i0 + q // BN
+                j = j0 + q % BN
+                if i < m and j < n:
+                    c[(z * m + i) * n + j] = s[q // BN * LDC + q % BN]
+
+    TMA_KERNELS.add(matmul_tma)
+    return matmul_tma
+
+
+TMA_KERNELS: set = set()  # the kernels `tma_tile_kernel` made: `launch` gives them 2-D views
+
 # ops.matmul's tile: 128 × 128, a ring of four stages (128 KiB), copies two slabs ahead;
 # bench/ops.py --gpu compares it with others (`tile_kernel`'s arguments)
 WIDTH, STAGES, AHEAD = 128, 4, 2
@@ -256,6 +361,8 @@ def launch(a, bt, c, batch: int, m: int, kp: int, n: int, sizes=lambda *v: v) ->
     (batch, n, kp) and c (batch, m, n), flat, as `operands` gives them), one workgroup per
     tile of C."""
     kern = KERNELS["tf32" if a.dtype.bits == 32 else "half"]
+    if kern in TMA_KERNELS:  # tensor copies read 2-D arrays (`tma_tile_kernel`)
+        a, bt = _args.view(a, (batch * m, kp)), _args.view(bt, (batch * n, kp))
     return kern, (a, bt, c, *sizes(batch, m, kp, n))
 
 

@@ -17,7 +17,7 @@ import numpy as np
 from .. import dtypes as dt
 from ..ir import nodes as N
 from ..ir.nodes import Expr, KernelIR, Param
-from ..ir.ops import ATOMIC, MBARRIER_OPS, Op
+from ..ir.ops import ATOMIC, BARRIER_COPIES, MBARRIER_OPS, Op
 from ..ir.walk import map_blocks, map_stmts
 from .build import B
 from .flatten import flatten
@@ -94,14 +94,21 @@ class Bounds:
 
     def mbarrier(self, s: N.ExprStmt, pre: list) -> list[N.Stmt]:
         """A transaction-barrier statement: its barrier index is checked, and for a bulk copy
-        the first and the last element it copies at both ends; one outside skips the
-        statement (a debug run then raises, naming it)."""
+        the first and the last element it copies at both ends (for a tensor copy, whose source
+        may lie outside its array, the first and last shared element of its box); one outside
+        skips the statement (a debug run then raises, naming it)."""
         e, k = s.value, B(s.loc)
         args = tuple(self.guard(a, pre) for a in e.args)
         text = e.loc.text()
-        bar = e.arg[3] if e.op is Op.ASYNC_BULK_COPY else e.arg
-        bar_at = args[-1] if e.op is Op.ASYNC_BULK_COPY else args[0]
+        copy = e.op in BARRIER_COPIES
+        bar = e.arg[3] if copy else e.arg
+        bar_at = args[-1] if copy else args[0]
         ok = self.checks(bar, (bar_at,), text, e.loc, "load", pre)
+        if e.op is Op.ASYNC_TENSOR_COPY:  # the source may lie outside: its elements are zeros
+            dst, _, (rows, cols, _), _ = e.arg
+            j = args[0]
+            for at in (j, k.bin(Op.ADD, j, k.const(rows * cols - 1, j.dtype))):
+                ok = k.both(ok, self.checks(dst, (at,), text, e.loc, "store", pre))
         if e.op is Op.ASYNC_BULK_COPY:
             dst, src, count, _ = e.arg
             for array, idx, kind in ((src, args[1:-1], "load"), (dst, args[:1], "store")):

@@ -64,6 +64,23 @@ if hasattr(os, "register_at_fork"):
                         after_in_child=_after_fork)
 
 
+MIN_LLVMLITE = (0, 45)  # pyproject.toml's bound: the first llvmlite whose LLVM parses `ptr`
+
+
+def _require_opaque_pointers(llvm) -> None:
+    """Tack's renderers write LLVM IR with opaque pointers (`ptr`), which LLVM parses by default
+    from release 17, llvmlite 0.45; llvmlite 0.44 (LLVM 15) would fail every kernel with a
+    parsing error, so it is refused here with the fix."""
+    import llvmlite
+
+    have = tuple(int(p) for p in llvmlite.__version__.split(".")[:2] if p.isdigit())
+    if have < MIN_LLVMLITE:
+        raise ImportError(
+            f"Tack needs llvmlite >= {'.'.join(map(str, MIN_LLVMLITE))} (LLVM with opaque "
+            f"pointers), found llvmlite {llvmlite.__version__} (LLVM "
+            f"{'.'.join(map(str, llvm.llvm_version_info))}): pip install -U llvmlite")
+
+
 def binding():
     """llvmlite.binding with the native target initialized (loaded on first use)."""
     global _llvm
@@ -72,6 +89,7 @@ def binding():
             if _llvm is None:
                 import llvmlite.binding as llvm
 
+                _require_opaque_pointers(llvm)
                 llvm.initialize_native_target()
                 llvm.initialize_native_asmprinter()
                 llvm.initialize_native_asmparser()

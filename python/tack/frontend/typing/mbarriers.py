@@ -1,6 +1,7 @@
 """Typing rules of the transaction barriers and bulk copies (`tack.mbarrier_init`,
 `tack.mbarrier_arrive`, `tack.mbarrier_arrive_tx`, `tack.mbarrier_wait`,
-`tack.async_bulk_copy`): ir/ops.py, "Transaction barriers", gives their meaning;
+`tack.async_bulk_copy`, `tack.async_tensor_copy`): ir/ops.py, "Transaction barriers", gives
+their meaning (ir/tma.py the tensor copies' limits);
 docs/pipelines.md walks through a kernel that uses them.
 
 The limits are PTX's (https://docs.nvidia.com/cuda/parallel-thread-execution/
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 from ... import dtypes as dt
 from ...errors import TackValueError
+from ...ir import tma
 from ...ir.nodes import Expr
 from ...ir.ops import Op
 
@@ -96,3 +98,47 @@ class MbarrierRules:
         i = self.indices(src, spec, e.args[1:-1], e)
         b = self.barrier_index(bar, e.args[-1], e)
         return Expr(Op.ASYNC_BULK_COPY, dt.i32, j + i + (b,), e.arg, e.loc)
+
+    def copy_operands(self, e: Expr, what: str):
+        """(shared array, source spec) of a copy into a shared data array from an array
+        parameter of the same scalar dtype."""
+        dst, src = e.arg[:2]
+        sc = self.scratch_array(dst, e)
+        if sc.space != "shared":
+            raise self.type_error(e, f"{what}() into the local array '{dst}'",
+                                  f"{what} fills tack.shared arrays")
+        spec = self._array(src, e)
+        if not isinstance(spec.dtype, dt.DType) or spec.dtype is not sc.dtype:
+            raise self.type_error(e, f"{what}() from '{src}' ({spec.dtype!r} elements) "
+                                     f"into '{dst}' ({sc.dtype.name} elements): the copy moves "
+                                     "bits, so both arrays hold one dtype",
+                                  f"declare '{dst}' with tack.shared_like({src}, size)")
+        return sc, spec
+
+    def async_tensor_copy(self, e: Expr) -> Expr:
+        """A box of a 2-D array parameter into a shared data array of its dtype, within
+        the tensor map's limits (ir/tma.py). Both extents of the array are baked into the
+        specialization: the engine encodes the map from them before the launch."""
+        dst, src, (rows, cols, layout), bar = e.arg
+        sc, spec = self.copy_operands(e, "async_tensor_copy")
+        item = sc.dtype.itemsize
+        why = tma.box_problem(layout, item, rows, cols) or tma.array_problem(item, spec.shape)
+        if why is not None:
+            raise TackValueError.at(
+                e.loc, self.message(e.loc, f"async_tensor_copy() of a {rows} × {cols} box of "
+                                           f"'{src}' into '{dst}': {why}"),
+                "a tensor copy moves a box of a 2-D array whose rows are a multiple of 16 "
+                "bytes: rows of 128 bytes in the swizzle128 layout (docs/language.md, "
+                "\"Transaction barriers\")")
+        if rows * cols * item > MAX_COUNT:
+            raise TackValueError.at(
+                e.loc, self.message(e.loc, f"async_tensor_copy() of {rows * cols * item} "
+                                           f"bytes: a barrier's transaction count holds at "
+                                           f"most {MAX_COUNT}"), "copy a smaller box")
+        self.baked.setdefault(src, set()).update((0, 1))
+        j = self.scratch_index(dst, e.args[:1], e)
+        at = tuple(self.coerce(self.integer(self.expr(x), "a box coordinate"), dt.i64)
+                   for x in e.args[1:3])
+        b = self.barrier_index(bar, e.args[-1], e)
+        return Expr(Op.ASYNC_TENSOR_COPY, dt.i32, (self.coerce(j[0], dt.i64),) + at + (b,),
+                    e.arg, e.loc)

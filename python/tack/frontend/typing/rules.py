@@ -69,6 +69,7 @@ _SCALAR = {
     Op.MBARRIER_ARRIVE_TX: Mbarriers.mbarrier_arrive_tx,
     Op.MBARRIER_WAIT: Mbarriers.mbarrier_wait,
     Op.ASYNC_BULK_COPY: Mbarriers.async_bulk_copy,
+    Op.ASYNC_TENSOR_COPY: Mbarriers.async_tensor_copy,
     Op.LANE_ID: Values.as_is,
     Op.WARP_ID: Values.as_is,
     **_each(SHUFFLES, Warps.shuffle),

@@ -28,9 +28,10 @@
   `shfl.sync`/`vote.sync` (render/llvm/ptx_warps.py), fragment loads `ldmatrix` where their
   rows are provably aligned (render/llvm/ptx_ldmatrix.py), asynchronous copies `cp.async`
   (sm_80+, render/llvm/ptx_async.py), transaction barriers and bulk copies
-  (render/llvm/ptx_mbarriers.py). Atomics are the CPU renderer's
-  relaxed `atomicrmw` (returning the old value); NVPTX expands float min/max (and 8/16-bit
-  operations) into compare-and-swap loops.
+  (render/llvm/ptx_mbarriers.py), tensor copies (render/llvm/ptx_tensor.py: the entry takes
+  one 128-byte tensor map by value per `ir.tma.maps` entry, after the kernel's parameters).
+  Atomics are the CPU renderer's relaxed `atomicrmw` (returning the old value); NVPTX expands
+  float min/max (and 8/16-bit operations) into compare-and-swap loops.
 
 toolchain/nvptx.py turns the text into PTX (libdevice linking, O3 for NVPTX, code generation).
 """
@@ -53,6 +54,7 @@ from .printf import format_line, string_constant
 from .ptx_async import AsyncRendering
 from .ptx_ldmatrix import LdmatrixRendering
 from .ptx_mbarriers import MbarrierRendering
+from .ptx_tensor import MAP, TensorRendering
 from .ptx_warps import WarpRendering
 from .ptx_wgmma import WgmmaRendering
 
@@ -84,7 +86,7 @@ def flush_f32_subnormals(fn: ir.Function) -> None:
 
 
 class PTXRenderer(WarpRendering, LdmatrixRendering, AsyncRendering, WgmmaRendering,
-                  MbarrierRendering, LLVMRenderer):
+                  MbarrierRendering, TensorRendering, LLVMRenderer):
     """The CPU printer with an NVPTX entry, libdevice math, GPU workgroup primitives, warp
     operations (render/llvm/ptx_warps.py), fragment loads (render/llvm/ptx_ldmatrix.py),
     asynchronous copies (render/llvm/ptx_async.py), the warpgroup MMA
@@ -114,7 +116,8 @@ class PTXRenderer(WarpRendering, LdmatrixRendering, AsyncRendering, WgmmaRenderi
                             Op.MBARRIER_ARRIVE: "mbarrier_arrive",
                             Op.MBARRIER_ARRIVE_TX: "mbarrier_arrive",
                             Op.MBARRIER_WAIT: "mbarrier_wait",
-                            Op.ASYNC_BULK_COPY: "async_bulk_copy"}
+                            Op.ASYNC_BULK_COPY: "async_bulk_copy",
+                            Op.ASYNC_TENSOR_COPY: "async_tensor_copy"}
 
     # ---- the entry ---------------------------------------------------------------------------
     def entry_param_type(self, p) -> ir.Type:
@@ -128,8 +131,10 @@ class PTXRenderer(WarpRendering, LdmatrixRendering, AsyncRendering, WgmmaRenderi
         return b.call(fn, [])
 
     def emit_entry(self, kir: KernelIR, body: ir.Function) -> ir.Function:
-        tys = [self.entry_param_type(p) for p in kir.params] + [I64]
+        maps = [MAP.as_pointer()] * len(self.tensor_maps())  # by value (ptx_tensor.py)
+        tys = [self.entry_param_type(p) for p in kir.params] + maps + [I64]
         fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), tys), name=entry_name(kir))
+        self.map_params(fn, len(kir.params))
         if llvm.llvm_version_info[0] >= 20:
             fn.calling_convention = "ptx_kernel"
         else:  # older LLVM: the kernel is named in !nvvm.annotations
@@ -301,6 +306,7 @@ class PTXRenderer(WarpRendering, LdmatrixRendering, AsyncRendering, WgmmaRenderi
                               addrspace=SHARED)
         g.linkage = "internal"
         g.initializer = ir.Constant(aty, ir.Undefined)
-        g.align = 1024 if sc.name in self.wgmma_tiles()[0] else 16  # the swizzle's atom
+        g.align = max(1024 if sc.name in self.wgmma_tiles()[0] else 16,  # the swizzle's atom
+                      self.tensor_copy_alignment(sc.name))
         zero = ir.Constant(I32, 0)
         return g.gep([zero, zero])

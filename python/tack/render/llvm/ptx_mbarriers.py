@@ -6,8 +6,9 @@ capabilities.MIN_PTX raises the PTX ISA to 8.0 for the latter
 #parallel-synchronization-and-communication-instructions-mbarrier,
 #data-movement-and-conversion-instructions-cp-async-bulk):
 
-- `MBARRIER_INIT` is `mbarrier.init.shared.b64`; in a kernel with bulk copies it is followed by
-  `fence.proxy.async.shared::cta`, so the copies (the async proxy) see the initialized object;
+- `MBARRIER_INIT` is `mbarrier.init.shared.b64`; in a kernel with bulk or tensor copies it is
+  followed by `fence.proxy.async.shared::cta`, so the copies (the async proxy) see the
+  initialized object;
 - `MBARRIER_ARRIVE` is `mbarrier.arrive.shared.b64` (release, CTA scope), `MBARRIER_ARRIVE_TX`
   `mbarrier.arrive.expect_tx.shared::cta.b64`;
 - `MBARRIER_WAIT` loops on `mbarrier.try_wait.parity` (sm_90: the thread may sleep in the try)
@@ -30,7 +31,7 @@ from llvmlite import ir
 
 from ... import dtypes as dt
 from ...ir.nodes import Expr
-from ...ir.ops import Op
+from ...ir.ops import BARRIER_COPIES, Op
 from ...ir.walk import iter_stmts, stmt_exprs
 
 I32, I64 = ir.IntType(32), ir.IntType(64)
@@ -50,7 +51,7 @@ class MbarrierRendering:
         at = self.barrier_address(e, e.arg, e.args[0])
         count = self.cast(self.expr(e.args[1]), e.args[1].dtype, dt.i32)
         self.asm("mbarrier.init.shared.b64 [$0], $1;", [at, count], "l,r")
-        if any(x.op is Op.ASYNC_BULK_COPY for st in iter_stmts(self.kir.body)
+        if any(x.op in BARRIER_COPIES for st in iter_stmts(self.kir.body)
                for x in stmt_exprs(st)):
             self.asm("fence.proxy.async.shared::cta;", [], "")
         return ir.Constant(I32, 0)

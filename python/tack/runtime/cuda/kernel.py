@@ -8,6 +8,7 @@ import threading
 
 from ...capabilities import check_arch
 from ...errors import TackRuntimeError, TackValueError
+from ...ir import tma
 from ...ir.nodes import KernelIR
 from ...ir.ops import WORKGROUP as BLOCK
 from ...render.llvm.ptx_shared import dynamic_bytes
@@ -15,8 +16,9 @@ from ..base import Launchable
 from ..packing import PACK_ERRORS, layout, pack_slow
 from .cache import cached_ptx
 from .driver import INVALID_CONTEXT, OK, code_of, drv
-from .launch import Record, trampoline
+from .launch import Record, libcuda, trampoline
 from .occupancy import budgets, limit_registers
+from .tensormaps import TensorMaps
 
 # How a launch calls cuLaunchKernel (`CUDAEngine.launch_via`, runtime/cuda/launch.py): "native"
 # (the trampoline), "ctypes" or "bindings"; bench/gpu.py compares them
@@ -45,12 +47,18 @@ class CUDAKernel(Launchable):
             if self._reload_with(built.ptx, budget, more):
                 break
         self.fn_ptr = int(self.function)
-        # One 8-byte slot per parameter, then n (i64); kernelParams[k] points at slot k.
+        # One 8-byte slot per parameter, then n (i64); kernelParams[k] points at slot k. A
+        # kernel with tensor copies takes their maps, 128 bytes each, between the two
+        # (runtime/cuda/tensormaps.py), filled by `launch`.
         self._struct = layout(kir.params, "q")
         nslots = len(kir.params) + 1
         self._buf = ctypes.create_string_buffer(8 * nslots)
         base = ctypes.addressof(self._buf)
-        self._ptrs = (ctypes.c_void_p * nslots)(*[base + 8 * k for k in range(nslots)])
+        self._maps = TensorMaps(engine, kir, libcuda()) if tma.maps(kir) else None
+        slots = [base + 8 * k for k in range(nslots)]
+        if self._maps is not None:
+            slots[-1:-1] = self._maps.addresses
+        self._ptrs = (ctypes.c_void_p * len(slots))(*slots)
         self.params_ptr = ctypes.addressof(self._ptrs)
         self._pack = self._struct.pack_into
         self._lock = threading.Lock()
@@ -116,7 +124,7 @@ class CUDAKernel(Launchable):
         `n` and argument expressions `values` are checked already; an odd size or a value the
         block cannot hold returns MISS (the general path raises). None: the engine launches by
         another path."""
-        if self._via != "native":
+        if self._via != "native" or self._maps is not None:  # maps: `launch` fills them
             return None
         env.update(_lock=self._lock, _pack=self._pack, _buf=self._buf, _tramp=self._tramp,
                    _rec=self._rec, _failed=self._failed, _pending=self._pending_add,
@@ -145,6 +153,8 @@ class CUDAKernel(Launchable):
         if n > self._max or n <= 0:
             return self._odd_size(args, n)
         with self._lock:
+            if self._maps is not None:
+                self._maps.fill(args)
             try:
                 self._pack(self._buf, 0, *args, n)
             except PACK_ERRORS:

@@ -74,7 +74,8 @@ class Executor(Evaluator):
                               Op.MBARRIER_ARRIVE: Executor.mbarrier_arrive,
                               Op.MBARRIER_ARRIVE_TX: Executor.mbarrier_arrive,
                               Op.MBARRIER_WAIT: Executor.mbarrier_wait,
-                              Op.ASYNC_BULK_COPY: Executor.bulk_copy})
+                              Op.ASYNC_BULK_COPY: Executor.bulk_copy,
+                              Op.ASYNC_TENSOR_COPY: Executor.tensor_copy})
         self.lanes = 0
         self.lanes_base = 0
         self.pipes: Pipelines | None = None
@@ -207,6 +208,11 @@ class Executor(Evaluator):
     def bulk_copy(self, e, act):
         j, i, b = (self.ev(a, act) for a in e.args)
         self.bars.copy(e, j, i, b, act, self.site(e))
+        return np.int32(0)
+
+    def tensor_copy(self, e, act):
+        j, row, col, b = (self.ev(a, act) for a in e.args)
+        self.bars.tensor_copy(e, j, row, col, b, act, self.site(e))
         return np.int32(0)
 
     def unassigned_operands(self, e, act) -> None:

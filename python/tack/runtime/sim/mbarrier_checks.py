@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import CapabilityError
-from ...ir.ops import WORKGROUP, Op
+from ...ir.ops import BARRIER_COPIES, WORKGROUP
 from ...ir.walk import iter_stmts, stmt_exprs
 from .lanes import Lanes
 from .trace import BarrierEvent, Site
@@ -26,7 +26,7 @@ class ProtocolChecks:
 
     def _track(self, kir) -> None:
         targets = {x.arg[0] for st in iter_stmts(kir.body) for x in stmt_exprs(st)
-                   if x.op is Op.ASYNC_BULK_COPY}
+                   if x.op in BARRIER_COPIES}
         elements = sum(self.memory.buffers[n].extent for n in targets) * self.groups
         if elements * WORKGROUP * 14 > TRACK_LIMIT:
             raise CapabilityError(

@@ -5,7 +5,9 @@ Each barrier of a chunk's workgroups holds what PTX's mbarrier object holds: the
 the expected arrival count, the arrivals still pending and the transaction count of bytes. A
 phase completes when its pending arrivals and its transaction count are both 0.
 
-`tack.async_bulk_copy` reads its source when it runs and holds the values in flight: its bytes
+`tack.async_bulk_copy` (and `tack.async_tensor_copy`, whose box reads zeros outside its array
+and lands where ir/tma.py places each element) reads its source when it runs and holds the
+values in flight: its bytes
 reach the barrier, and its elements shared memory, only when a wait needs the phase they
 complete (the latest moment a GPU may deliver them), so a read that is not ordered after that
 wait sees the old contents. A wait whose phase has not completed delivers the copies in flight
@@ -27,7 +29,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import CapabilityError, TackRuntimeError, TackValueError
-from ...ir.ops import WORKGROUP, Op
+from ...ir import tma
+from ...ir.ops import BARRIER_COPIES, WORKGROUP
 from .lanes import Lanes, spread
 from .mbarrier_checks import ProtocolChecks
 from .trace import BarrierEvent, Recorder, Site
@@ -144,7 +147,7 @@ class Barriers(ProtocolChecks):
         """(decl, lanes, barrier indices) of the lanes that name an existing barrier (an index
         outside the declaration is reported as a bounds failure and skips the lane); with `use`,
         less those whose barrier was never initialized (reported)."""
-        name = e.arg[3] if e.op is Op.ASYNC_BULK_COPY else e.arg
+        name = e.arg[3] if e.op in BARRIER_COPIES else e.arg
         d = self.decls[name]
         _, a, s = self.memory.address(self.memory.buffers[name], i, act, site)
         if not use or a.count == 0:
@@ -392,7 +395,48 @@ class Barriers(ProtocolChecks):
         rep = Lanes(np.repeat(a.pos, count), a.base, False)
         steps = np.tile(np.arange(count, dtype=np.int64), a.count)
         values = mem.load(src, np.repeat(i, count) + steps, rep, self.epoch, site, b.data.dtype)
-        ok, r, idx = mem.address(b, np.repeat(j, count) + steps, rep, site)
+        self._start(b, d, a, s, np.repeat(j, count) + steps, rep, values, count * item, site)
+
+    def tensor_copy(self, e, j, row, col, bi, act: Lanes, site) -> None:
+        """`tack.async_tensor_copy`: the box's elements read now (zeros outside the array),
+        each placed where ir/tma.py's `place` puts it, its bytes in flight as a bulk copy's."""
+        dst, src, (rows, cols, layout), _ = e.arg
+        mem = self.memory
+        source, b = mem.buffers[src], mem.buffers[dst]
+        item = b.data.dtype.itemsize
+        height, width = self.kir.param(src).shape  # baked by the typechecker
+        j, row, col = (spread(x, act.count, np.int64) for x in (j, row, col))
+        bad = (j * item) % tma.ALIGN[layout] != 0
+        if bad.any() or (source.offset * item) % tma.STRIDE_BYTES:
+            k = int(np.flatnonzero(bad)[0]) if bad.any() else 0
+            raise TackValueError(
+                f"Kernel '{self.kir.name}': tack.async_tensor_copy at {site} (launch index "
+                f"{int(act.t[k])}) copies into element {int(j[k])} of '{dst}' from '{src}': a "
+                f"tensor copy in the {layout} layout needs its destination "
+                f"{tma.ALIGN[layout]}-byte aligned, so the element index a multiple of "
+                f"{tma.ALIGN[layout] // item}, and its array's address 16-byte aligned ('{src}' "
+                f"a view starting at a multiple of {tma.STRIDE_BYTES // item} elements)")
+        d, a, s = self._barriers(e, bi, act, site)
+        if a.count == 0:
+            return
+        keep = np.isin(act.pos, a.pos)
+        j, row, col = j[keep], row[keep], col[keep]
+        n = rows * cols
+        r, c = np.divmod(np.arange(n, dtype=np.int64), cols)
+        y, x = np.repeat(row, n) + np.tile(r, a.count), np.repeat(col, n) + np.tile(c, a.count)
+        rep = Lanes(np.repeat(a.pos, n), a.base, False)
+        inside = (y >= 0) & (y < height) & (x >= 0) & (x < width)
+        values = np.zeros(len(y), b.data.dtype)
+        if inside.any():
+            values[inside] = mem.load(src, (y * width + x)[inside], rep.where(inside),
+                                      self.epoch, site, b.data.dtype)
+        at = np.repeat(j, n) + np.tile(tma.place(layout, item, cols, r, c), a.count)
+        self._start(b, d, a, s, at, rep, values, n * item, site)
+
+    def _start(self, b, d, a: Lanes, s, at, rep: Lanes, values, nbytes: int, site) -> None:
+        """A copy by each lane of `a` on barriers `s` of `d` is in flight: `values` (per
+        lane of `rep`, `a`'s lanes repeated) for elements `at` of shared array `b`."""
+        ok, r, idx = self.memory.address(b, at, rep, site)
         if ok is not None:
             values = values[ok]
         owner = np.searchsorted(a.pos, r.pos)
@@ -409,7 +453,7 @@ class Barriers(ProtocolChecks):
             tr["site"][flat] = self._site_id(site)
             tr["stamp"][flat] = -1
         self.flight.append(_Copy(site, d, b, (a.t, a.group_pos, s), (owner, flat, values),
-                                 count * item, serial))
+                                 nbytes, serial))
 
     def finish(self) -> None:
         """The chunk's lanes are done: a bulk copy still in flight is reported (checking)."""

@@ -141,7 +141,9 @@ class FloatArith:
             return F(x, a.e) if pick_x else F(y, b.e)
         e = max(a.e, b.e)
         if x == y and np.signbit(x) != np.signbit(y):
-            e = max(e, float(np.spacing(type(x)(0))))  # either zero is allowed: sign unknown
+            if not e:  # exact zeros of both signs: every engine's tie, -0.0 for min, +0.0 for max
+                return F(type(x)(-0.0 if is_min else 0.0), 0.0)
+            e = max(e, float(np.spacing(type(x)(0))))  # inexact: either zero may be the result
         return F(x if pick_x else y, e)
 
     def fdivmod(self, a: F, b: F, t: ST, floor: bool) -> F:

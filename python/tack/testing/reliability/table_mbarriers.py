@@ -2,7 +2,9 @@
 docs/pipelines.md): each row is a misuse that must be refused before anything runs, with its
 position, or that tack.check must report with its source lines instead of hanging: a barrier on
 the CPU engine, a bulk copy of a size that is not a multiple of 16 bytes, a barrier that is
-data, a count PTX does not take, a misaligned bulk copy, a GPU before sm_90; and the protocol
+data, a count PTX does not take, a misaligned bulk copy, a GPU before sm_90, the same for tensor
+copies (a box row that is not a multiple of 16 bytes, a swizzled box off its 1024-byte atom);
+and the protocol
 findings: a barrier used before its initialization, initialized on every lane, a read before
 the wait, a byte count short of the copies, a wait of the same parity every round, a refill
 while other lanes read, and a deadlock that a plain launch raises and tack.check reports."""
@@ -135,7 +137,31 @@ def two_expected(x, out):
         tack.mbarrier_wait(bar[0], 0)
         out[i] = buf[255 - tid]
 
+@tack.kernel
+def box(x2, out):
+    for i in range(out.shape[0]):
+        buf = tack.shared(tack.f32, 512)
+        bar = tack.mbarriers(1)
+        tid = tack.thread_id()
+        if tid == 0:
+            tack.mbarrier_init(bar[0], 1)
+        tack.barrier()
+        if tid == 0:
+            tack.mbarrier_arrive_tx(bar[0], 1024)
+            tack.async_tensor_copy(buf, SKEW, x2, (-3, 5), (8, 32), bar[0], "swizzle128")
+        tack.mbarrier_wait(bar[0], 0)
+        out[i] = buf[255 - tid]
+
+@tack.kernel
+def narrow_box(x2, out):
+    for i in range(out.shape[0]):
+        buf = tack.shared(tack.f32, 256)
+        bar = tack.mbarriers(1)
+        tack.async_tensor_copy(buf, 0, x2, (0, 0), (8, 6), bar[0], "none")
+        out[i] = buf[0]
+
 x = tack.array(np.arange(1024, dtype=np.float32), device=DEV)
+x2 = tack.array(np.arange(1024, dtype=np.float32).reshape(32, 32), device=DEV)
 out = tack.zeros(256, device=DEV)
 '''
 
@@ -175,6 +201,21 @@ def _cases() -> list[Case]:
         Case("mbarriers/refused-before-sm-90", "compile_ptx(kir, 'sm_80')",
              "NotImplementedError", sim + _PTX, position=True,
              mentions=("tile", "sm_90", "sm_80")),
+        Case("mbarriers/cpu-refuses-tensor-copies", "box(x2, out)", "RuntimeError",
+             _setup("cpu"), mentions=("box", "workgroup"), unchanged=("out",),
+             note="tensor copies are refused on the CPU engine as bulk copies are"),
+        Case("mbarriers/tensor-box-of-24-byte-rows", "narrow_box(x2, out)",
+             "tack.TackValueError", sim, position=True,
+             mentions=("narrow_box", "24 bytes", "multiple of 16"), unchanged=("out",),
+             note="a tensor map's box rows are a multiple of 16 bytes"),
+        Case("mbarriers/tensor-copy-off-the-swizzle-atom", "box(x2, out)",
+             "tack.TackValueError", _setup("sim", skew=32), mentions=("box", "1024-byte"),
+             unchanged=("out",),
+             note="the 128-byte swizzle is computed from address bits 7..9: a swizzled box "
+                  "starts at a multiple of 1024 bytes"),
+        Case("mbarriers/tensor-copy-refused-before-sm-90", "compile_ptx(kir, 'sm_80')",
+             "NotImplementedError", sim + _PTX.replace("tile, [x, out]", "box, [x2, out]"),
+             position=True, mentions=("box", "sm_90", "sm_80")),
         Case("mbarriers/check-use-before-init", "r = tack.check(no_barrier_after_init, x, out)",
              None, sim, unchanged=("out",), quick=True,
              check=_finding("pipeline", "with no tack.barrier() between")),
