@@ -108,3 +108,20 @@ def attention(q, k, v, scale, causal):
 
 def rand(shape, dtype, seed=0, scale=3.0, shift=0.0):
     return (np.random.default_rng(seed).normal(size=shape) * scale + shift).astype(dtype)
+
+
+def tf32_bits(x) -> np.ndarray:
+    """The TF32 rounding of float32 `x`, as uint32 bits, by integer operations on the bits
+    written from the definition: the top 19 bits kept, one added to them when the 13 dropped are
+    half a unit or more (ties away from zero: the bits are sign and magnitude); an infinity
+    kept, a NaN quieted with its top fraction bits."""
+    u = np.asarray(x, np.float32).view(np.uint32).astype(np.int64)
+    sign, mag = u & 0x80000000, u & 0x7FFFFFFF
+    head = (mag >> 13) + ((mag & 0x1FFF) >= 0x1000)
+    special = np.where(mag == 0x7F800000, mag, (mag | 0x400000) & 0x7FFFE000)
+    return (sign | np.where(mag < 0x7F800000, head << 13, special)).astype(np.uint32)
+
+
+def tf32_rounded(x) -> np.ndarray:
+    """float32 `x` rounded to TF32 (`tf32_bits`), as float32 of x's shape."""
+    return tf32_bits(x).view(np.float32).reshape(np.shape(x))
