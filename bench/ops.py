@@ -55,7 +55,8 @@ checked like every row.
 
 On a GPU where Triton is installed, every matmul and hopper row also runs a Triton kernel
 (bench/_triton_matmul.py: the tutorial's grouped tiles, autotuned) with the row's precision
-asked for explicitly: `input_precision="ieee"` for the f32 row, `"tf32"` for the TF32 row.
+asked for explicitly: `input_precision="ieee"` for the f32 row, `"tf32"` for the TF32 row;
+`--no-triton` leaves it out (its autotuning takes tens of seconds a row).
 """
 from __future__ import annotations
 
@@ -106,6 +107,7 @@ HOPPER_KINDS = ("bfloat16", "float16", "tf32")
 OWN_TILE = f"{matmul_wgmma.WIDTH}x{matmul_wgmma.STAGES}x{matmul_wgmma.AHEAD}"
 HOPPER_TILES = (OWN_TILE, "256x4x2", "128x3x1")
 FAILED: list = []
+NO_TRITON = False  # --no-triton: the matmul rows without the Triton peer (its autotuning)
 
 
 def timed(fn, sync, calls: int, blocks: int = 7) -> float:
@@ -503,7 +505,7 @@ def run_hopper(sizes, budget, rounds, only, tiles, torch=None, F=None, gpu=True)
                 box["out"] = fn(*targs)
             peers["torch"] = (run, lambda box=box: box["out"].float().cpu().numpy(),
                               torch.cuda.synchronize)
-            if _triton_matmul.AVAILABLE:
+            if _triton_matmul.AVAILABLE and not NO_TRITON:
                 peers["triton"] = _triton_peer(
                     targs, "tf32" if name.endswith("tf32") else "ieee", torch.cuda.synchronize)
         for spec in tiles:
@@ -554,7 +556,7 @@ def run_gpu(sz, budget, dtypes=("float32",), tiles=HOPPER_TILES, only=()):
         def run(fn=fn, targs=targs, box=box):
             box["out"] = fn(*targs)
         impls["torch"] = (run, lambda box=box: box["out"].float().cpu().numpy(), sync)
-        if name.startswith("matmul") and _triton_matmul.AVAILABLE:
+        if name.startswith("matmul") and _triton_matmul.AVAILABLE and not NO_TRITON:
             impls["triton"] = _triton_peer(targs, "tf32" if kind == "tf32" else "ieee", sync)
         compare(name, impls, want, work, unit, tol, budget, limits)
     dev = tack.default_device()
@@ -590,7 +592,11 @@ def main(argv=None) -> int:
                    help="the Hopper rows' tiles, WIDTHxSTAGESxAHEAD[tma], comma-separated "
                         "(a 'tma' suffix: slabs by tensor copies; rows of another tile than "
                         f"ops.matmul's, {OWN_TILE}, are named by it)")
+    p.add_argument("--no-triton", action="store_true",
+                   help="no Triton peer on the matmul rows (it autotunes for tens of seconds)")
     a = p.parse_args(argv)
+    global NO_TRITON
+    NO_TRITON = a.no_triton
     tiles = tuple(t for t in a.hopper_tiles.split(",") if t)
     if a.quick:  # one calibrated call per implementation: checked, timed once
         a.budget, a.rounds = 1e-6, 1
