@@ -7,11 +7,10 @@ portable (CPU) float32 kernels; `bench/exp_vector.py` measures it.
 Algorithm (Cody and Waite's range reduction): x = k ln2 + r with k = round(x / ln2), so that
 |r| <= ln2 / 2, ln2 split in a part with few significant bits (k * hi is exact) and the rest;
 exp(r) by a polynomial of degree 7 (the Taylor series: the truncation error r^8 / 8! is below
-6e-9 relative); then exp(x) = exp(r) 2^k. The language has no bit cast, so 2^k is assembled
-from exact powers of two: k = 16a + b with 0 <= b < 16, 2^b = float(1 << b) and
-2^(16a) = X * X with X = (2^a)^8 (three squarings of 2^a = float(1 << (a + 10)) / 2^10), each
-factor a normal float, so exp(r) 2^b X is exact and only the last product rounds, gradual
-underflow included. float(1 << n) is one integer shift and one conversion per lane.
+6e-9 relative); then exp(x) = exp(r) 2^k. 2^k is two normal powers of two built from their bits
+(k = h + (k - h) with h = k >> 1, both in [-75, 64]: `bitcast((h + 127) << 23, f32)`), so
+exp(r) 2^h is exact and only the last product rounds, gradual underflow included: two integer
+adds, two shifts and two multiplies a lane.
 
 Accuracy (tests/ops/test_expf.py, against float64 NumPy over every 2^-10 step of the range and
 1e6 random points): at most 1 ulp of float32 from x = -103.97 (the last argument whose result
@@ -21,17 +20,15 @@ multiply-adds the IR fixes (docs/language.md, "Integer and float rules"), so eve
 the same bits. For a float64 argument the arithmetic is float64 but the accuracy stays float32's:
 use the builtin `exp` there.
 """
+from ..dtypes import f32
 from ..frontend.inline import func
-from ..intrinsics import select
+from ..intrinsics import bitcast, select
 
 
 @func
-def _pow2_16a(a):
-    """2^(8a) for an integer a in [-10, 8]: a normal float32 (2^-80 .. 2^64)."""
-    s = float(1 << (a + 10)) * 0.0009765625  # 2^a exactly (1 << 18 at most)
-    s = s * s
-    s = s * s
-    return s * s
+def _pow2(e):
+    """2^e for an integer e in [-126, 127]: the float32 whose exponent field is e + 127."""
+    return bitcast((e + 127) << 23, f32)
 
 
 @func
@@ -45,6 +42,6 @@ def exp_f32(x):
         0.041666666666666664 + r * (0.008333333333333333 + r * (
             0.001388888888888889 + r * 0.0001984126984126984))))))
     k = int(kf)  # in [-150, 128]
-    x8 = _pow2_16a(k >> 4)
-    v = p * float(1 << (k & 15)) * x8 * x8
+    h = k >> 1  # in [-75, 64], as k - h
+    v = p * _pow2(h) * _pow2(k - h)
     return select(x != x, x, v)  # noqa: PLR0124 - NaN in, NaN out
