@@ -50,8 +50,8 @@ at 4096^3 and 0.9x at 8192^3. Each row runs once per tile of `--hopper-tiles` (H
 ops.matmul's 128 x 128 tile with four stages, then a 256-wide tile and a three-stage ring that
 lets two blocks share an SM; a tile spelled with a "tma" suffix, `128x4x2tma`, has its slabs
 brought by tensor copies, the TMA), so one run says which serves best. `--quick` on the CPU runs
-them at 130^3 on the simulator asked for the Hopper kernels (`tack.device("sim", sm=90)`),
-checked like every row.
+ops.matmul's tile (others when named) at 130^3 on the simulator asked for the Hopper kernels
+(`tack.device("sim", sm=90)`), checked like every row.
 
 On a GPU where Triton is installed, every matmul and hopper row also runs a Triton kernel
 (bench/_triton_matmul.py: the tutorial's grouped tiles, autotuned) with the row's precision
@@ -588,15 +588,18 @@ def main(argv=None) -> int:
     p.add_argument("--only", default="", help="comma-separated row names (prefixes)")
     p.add_argument("--dtypes", default=",".join(DTYPES),
                    help=f"comma-separated precisions, of {', '.join(DTYPES)}")
-    p.add_argument("--hopper-tiles", default=",".join(HOPPER_TILES),
+    p.add_argument("--hopper-tiles", default=None,
                    help="the Hopper rows' tiles, WIDTHxSTAGESxAHEAD[tma], comma-separated "
                         "(a 'tma' suffix: slabs by tensor copies; rows of another tile than "
-                        f"ops.matmul's, {OWN_TILE}, are named by it)")
+                        f"ops.matmul's, {OWN_TILE}, are named by it; default "
+                        f"{','.join(HOPPER_TILES)}, with --quick {OWN_TILE} alone)")
     p.add_argument("--no-triton", action="store_true",
                    help="no Triton peer on the matmul rows (it autotunes for tens of seconds)")
     a = p.parse_args(argv)
     global NO_TRITON
     NO_TRITON = a.no_triton
+    if a.hopper_tiles is None:  # a smoke run takes ops.matmul's tile (tests/ops runs them all)
+        a.hopper_tiles = OWN_TILE if a.quick else ",".join(HOPPER_TILES)
     tiles = tuple(t for t in a.hopper_tiles.split(",") if t)
     if a.quick:  # one calibrated call per implementation: checked, timed once
         a.budget, a.rounds = 1e-6, 1
