@@ -183,17 +183,12 @@ class PTXRenderer(WarpRendering, LdmatrixRendering, AsyncRendering, WgmmaRenderi
         accesses. Otherwise each index is guarded on its own."""
         k = self.per_thread
         t0 = b.mul(g, ir.Constant(I64, k), name="t0")
-        addr = None
-        for p, v in zip(kir.params, args):
-            if p.kind == "array":
-                a = b.ptrtoint(v, I64)
-                addr = a if addr is None else b.or_(addr, a)
-        aligned = b.icmp_unsigned("==", b.and_(addr, ir.Constant(I64, 15)), ir.Constant(I64, 0))
+        aligned = self.arrays_aligned(b, kir, args)
         full = b.icmp_signed("<=", b.add(t0, ir.Constant(I64, k)), n)
         fast, slow = fn.append_basic_block("fast"), fn.append_basic_block("slow")
         b.cbranch(b.and_(aligned, full), fast, slow)
         b.position_at_end(fast)
-        masked = [self.ptrmask(b, v) if p.kind == "array" else v for p, v in zip(kir.params, args)]
+        masked = self.masked(b, kir, args)
         domain = self.module.add_metadata(["tack.iterations"])
         scopes = [self.module.add_metadata([f"tack.iteration.{j}", domain]) for j in range(k)]
         for j in range(k):
@@ -220,19 +215,27 @@ class PTXRenderer(WarpRendering, LdmatrixRendering, AsyncRendering, WgmmaRenderi
         passes/divisibility.py's facts make a multiple of 16 bytes, and its load/store
         vectorizer merges neighbouring accesses into 16-byte ones (`ld.global.v4.b32`).
         Otherwise the body as it is, with the plain accesses. Both compute the same."""
-        arrays = [v for p, v in zip(kir.params, args) if p.kind == "array"]
-        addr = b.ptrtoint(arrays[0], I64)
-        for v in arrays[1:]:
-            addr = b.or_(addr, b.ptrtoint(v, I64))
-        aligned = b.icmp_unsigned("==", b.and_(addr, ir.Constant(I64, 15)), ir.Constant(I64, 0))
         fast, slow = fn.append_basic_block("aligned"), fn.append_basic_block("unaligned")
-        b.cbranch(aligned, fast, slow)
+        b.cbranch(self.arrays_aligned(b, kir, args), fast, slow)
         b.position_at_end(fast)
-        b.call(body, [g] + [self.ptrmask(b, v) if p.kind == "array" else v
-                            for p, v in zip(kir.params, args)])
+        b.call(body, [g] + self.masked(b, kir, args))
         b.branch(done)
         b.position_at_end(slow)
         b.call(body, [g] + args)
+
+    def arrays_aligned(self, b, kir, args) -> ir.Value:
+        """Whether every array argument starts 16 bytes aligned (one test of their addresses
+        OR-ed together; the kernel has at least one array)."""
+        addr = None
+        for p, v in zip(kir.params, args):
+            if p.kind == "array":
+                a = b.ptrtoint(v, I64)
+                addr = a if addr is None else b.or_(addr, a)
+        return b.icmp_unsigned("==", b.and_(addr, ir.Constant(I64, 15)), ir.Constant(I64, 0))
+
+    def masked(self, b, kir, args) -> list:
+        """The arguments with each array as `ptrmask` gives it (under `arrays_aligned`)."""
+        return [self.ptrmask(b, v) if p.kind == "array" else v for p, v in zip(kir.params, args)]
 
     def ptrmask(self, b, v) -> ir.Value:
         """`v` with its low 4 bits cleared (a no-op where v is 16-byte aligned), which tells LLVM
