@@ -110,68 +110,68 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_layer_rows`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__layer_rows_6fdfeae5(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:33
-    tk_gi = @index(Global, Linear)  # norms.py:33
-    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:33
-    tk_v_row_fold_acc26 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:33
-    tk_t = Int64(tk_gi) - Int64(1)  # norms.py:33
-    local r::Int32 = zero(Int32)  # norms.py:33
-    local base::Int32 = zero(Int32)  # norms.py:33
-    local tk_v_row_sum_shift1::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # norms.py:33
-    local tk_v_zero_ret9::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # norms.py:33
-    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # norms.py:33
-    local tk_v_add_shifted_acc10::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_shifted_v11::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_shifted_ret12::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_shifted_acc13::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_shifted_v14::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_shifted_ret15::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_a16::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_b17::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_ret18::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_a19::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_b20::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_ret21::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_a22::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_b23::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_ret24::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_fold_lanes_ret8::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_row_fold_ret4::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_row_sum_ret2::Float32 = zero(Float32)  # norms.py:33
-    local mu::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_fold_lanes_j30::Int32 = zero(Int32)  # norms.py:33
-    local tk_v_zero_ret32::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_fold_lanes_c28::Int64 = zero(Int64)  # norms.py:33
-    local tk_v_fold_lanes_end29::Int64 = zero(Int64)  # norms.py:33
-    local tk_v_add_square_dev_acc33::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_square_dev_v34::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_square_dev_d35::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_square_dev_ret36::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_square_dev_acc37::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_square_dev_v38::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_square_dev_d39::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_square_dev_ret40::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_a41::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_b42::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_ret43::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_a44::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_b45::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_ret46::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_a47::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_b48::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_ret49::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_fold_lanes_ret31::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_row_fold_ret27::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_row_sq_dev_ret25::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_inv::Float32 = zero(Float32)  # norms.py:33
-    local c::Int32 = zero(Int32)  # norms.py:33
-    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:33
-    if tk_t < tk_n  # norms.py:33
-        r = tk_t % Int32  # norms.py:34
-        base = r * n  # norms.py:35
-        tk_v_row_sum_shift1 = 0.0f0  # norms.py:36
+@kernel function tk__layer_rows_5b31db9c(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:34
+    tk_gi = @index(Global, Linear)  # norms.py:34
+    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:34
+    tk_v_row_fold_acc26 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:34
+    tk_t = Int64(tk_gi) - Int64(1)  # norms.py:34
+    local r::Int32 = zero(Int32)  # norms.py:34
+    local base::Int32 = zero(Int32)  # norms.py:34
+    local tk_v_row_sum_shift1::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # norms.py:34
+    local tk_v_zero_ret9::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # norms.py:34
+    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # norms.py:34
+    local tk_v_add_shifted_acc10::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_shifted_v11::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_shifted_ret12::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_shifted_acc13::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_shifted_v14::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_shifted_ret15::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_a16::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_b17::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_ret18::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_a19::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_b20::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_ret21::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_a22::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_b23::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_ret24::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_fold_lanes_ret8::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_row_fold_ret4::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_row_sum_ret2::Float32 = zero(Float32)  # norms.py:34
+    local mu::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_fold_lanes_j30::Int32 = zero(Int32)  # norms.py:34
+    local tk_v_zero_ret32::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_fold_lanes_c28::Int64 = zero(Int64)  # norms.py:34
+    local tk_v_fold_lanes_end29::Int64 = zero(Int64)  # norms.py:34
+    local tk_v_add_square_dev_acc33::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_square_dev_v34::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_square_dev_d35::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_square_dev_ret36::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_square_dev_acc37::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_square_dev_v38::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_square_dev_d39::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_square_dev_ret40::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_a41::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_b42::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_ret43::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_a44::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_b45::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_ret46::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_a47::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_b48::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_ret49::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_fold_lanes_ret31::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_row_fold_ret27::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_row_sq_dev_ret25::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_inv::Float32 = zero(Float32)  # norms.py:34
+    local c::Int32 = zero(Int32)  # norms.py:34
+    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:34
+    if tk_t < tk_n  # norms.py:34
+        r = tk_t % Int32  # norms.py:35
+        base = r * n  # norms.py:36
+        tk_v_row_sum_shift1 = 0.0f0  # norms.py:37
         KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:41
             tk_v_zero_ret9 = 0.0f0  # _rowsum.py:61
             tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = 0.0f0  # _rowsum.py:42
@@ -212,7 +212,7 @@ end
         tk_v_fold_lanes_ret8 = tk_v_add_ret24  # _rowsum.py:56
         tk_v_row_fold_ret4 = tk_v_fold_lanes_ret8  # _rowsum.py:28
         tk_v_row_sum_ret2 = tk_v_row_fold_ret4  # _rowsum.py:89
-        mu = tk_v_row_sum_ret2 / Float32(n)  # norms.py:36
+        mu = tk_v_row_sum_ret2 / Float32(n)  # norms.py:37
         KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j30 in Int32(0):Int32(7)  # _rowsum.py:41
             tk_v_zero_ret32 = 0.0f0  # _rowsum.py:61
             tk_v_row_fold_acc26[(tk_v_fold_lanes_j30 % Int64) + 1] = 0.0f0  # _rowsum.py:42
@@ -255,76 +255,76 @@ end
         tk_v_fold_lanes_ret31 = tk_v_add_ret49  # _rowsum.py:56
         tk_v_row_fold_ret27 = tk_v_fold_lanes_ret31  # _rowsum.py:28
         tk_v_row_sq_dev_ret25 = tk_v_row_fold_ret27  # _rowsum.py:95
-        tk_v_inv = 1.0f0 / tk_sqrt((tk_v_row_sq_dev_ret25 / Float32(n)) + eps)  # norms.py:37
-        if Int32(0) < n  # norms.py:38
-            for outer c in Int32(0):(n - Int32(1))  # norms.py:38
-                tk_v_cse1 = (base + c) % Int64  # norms.py:39
-                y[tk_v_cse1 + 1] = fma((x[tk_v_cse1 + 1] - mu) * tk_v_inv, w[(c % Int64) + 1], b[(c % Int64) + 1])  # norms.py:39
+        tk_v_inv = 1.0f0 / tk_sqrt((tk_v_row_sq_dev_ret25 / Float32(n)) + eps)  # norms.py:38
+        if Int32(0) < n  # norms.py:39
+            for outer c in Int32(0):(n - Int32(1))  # norms.py:39
+                tk_v_cse1 = (base + c) % Int64  # norms.py:40
+                y[tk_v_cse1 + 1] = fma((x[tk_v_cse1 + 1] - mu) * tk_v_inv, w[(c % Int64) + 1], b[(c % Int64) + 1])  # norms.py:40
             end
         end
-        mean[(r % Int64) + 1] = mu  # norms.py:40
-        rstd[(r % Int64) + 1] = tk_v_inv  # norms.py:41
+        mean[(r % Int64) + 1] = mu  # norms.py:41
+        rstd[(r % Int64) + 1] = tk_v_inv  # norms.py:42
     end
 end
 
 # Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_17026afe(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:164
-    tk_gi = @index(Global, Linear)  # norms.py:164
-    tk_li = @index(Local, Linear)  # norms.py:164
-    vals = @private Float32 (8,)  # norms.py:164
-    tk_v_group_reduce_smem7 = @localmem Float32 (256,)  # norms.py:164
-    tk_v_group_reduce_smem16 = @localmem Float32 (256,)  # norms.py:164
-    tk_u = @localmem Bool (2,)  # norms.py:164
-    r = @private Int32 (1,)  # norms.py:164
-    lane = @private Int32 (1,)  # norms.py:164
-    base = @private Int32 (1,)  # norms.py:164
-    k = @private Int32 (1,)  # norms.py:164
-    c = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_tid11 = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_stride10 = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_result9 = @private Float32 (1,)  # norms.py:164
-    mu = @private Float32 (1,)  # norms.py:164
-    tk_v_group_tree_tid20 = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_stride19 = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_result18 = @private Float32 (1,)  # norms.py:164
-    local t::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:164
-    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:164
-    local s::Float32 = zero(Float32)  # norms.py:164
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:164
-    local tk_f1::Int32 = zero(Int32)  # norms.py:164
-    local tk_f2::Int32 = zero(Int32)  # norms.py:164
-    r[1] = Int32(0)  # norms.py:164
-    lane[1] = Int32(0)  # norms.py:164
-    base[1] = Int32(0)  # norms.py:164
-    k[1] = Int32(0)  # norms.py:164
-    c[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_tid11[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_stride10[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_result9[1] = 0.0f0  # norms.py:164
-    mu[1] = 0.0f0  # norms.py:164
-    tk_v_group_tree_tid20[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_stride19[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_result18[1] = 0.0f0  # norms.py:164
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:165
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:166
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:166
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:166
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:167
-    tk_v_row_start_ret1 = r[1] * n  # softmax.py:92
-    base[1] = tk_v_row_start_ret1  # norms.py:168
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:170
-        k[1] = tk_f1  # norms.py:170
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:171
-        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:172
-        tk_v_take_at3 = base[1] + c[1]  # norms.py:172
-        tk_v_take_left4 = n - c[1]  # norms.py:172
-        tk_v_take_fill5 = 0.0f0  # norms.py:172
+@kernel function tk_layer_norm_cached_7ab9219b(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:165
+    tk_gi = @index(Global, Linear)  # norms.py:165
+    tk_li = @index(Local, Linear)  # norms.py:165
+    vals = @private Float32 (8,)  # norms.py:165
+    tk_v_group_reduce_smem7 = @localmem Float32 (256,)  # norms.py:165
+    tk_v_group_reduce_smem16 = @localmem Float32 (256,)  # norms.py:165
+    tk_u = @localmem Bool (2,)  # norms.py:165
+    r = @private Int32 (1,)  # norms.py:165
+    lane = @private Int32 (1,)  # norms.py:165
+    base = @private Int32 (1,)  # norms.py:165
+    k = @private Int32 (1,)  # norms.py:165
+    c = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_result9 = @private Float32 (1,)  # norms.py:165
+    mu = @private Float32 (1,)  # norms.py:165
+    tk_v_group_tree_tid20 = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_stride19 = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_result18 = @private Float32 (1,)  # norms.py:165
+    local t::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:165
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:165
+    local s::Float32 = zero(Float32)  # norms.py:165
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:165
+    local tk_f1::Int32 = zero(Int32)  # norms.py:165
+    local tk_f2::Int32 = zero(Int32)  # norms.py:165
+    r[1] = Int32(0)  # norms.py:165
+    lane[1] = Int32(0)  # norms.py:165
+    base[1] = Int32(0)  # norms.py:165
+    k[1] = Int32(0)  # norms.py:165
+    c[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_tid11[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_stride10[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_result9[1] = 0.0f0  # norms.py:165
+    mu[1] = 0.0f0  # norms.py:165
+    tk_v_group_tree_tid20[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_stride19[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_result18[1] = 0.0f0  # norms.py:165
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:166
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:167
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:167
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:167
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:168
+    tk_v_row_start_ret1 = r[1] * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # norms.py:169
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:171
+        k[1] = tk_f1  # norms.py:171
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:172
+        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:173
+        tk_v_take_at3 = base[1] + c[1]  # norms.py:173
+        tk_v_take_left4 = n - c[1]  # norms.py:173
+        tk_v_take_fill5 = 0.0f0  # norms.py:173
         if tk_v_take_left4 >= Int32(8)  # _steps.py:22
             KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                 vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -335,10 +335,10 @@ end
             end
         end
     end
-    s = 0.0f0  # norms.py:173
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:174
-        k[1] = tk_f2  # norms.py:174
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:175
+    s = 0.0f0  # norms.py:174
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:175
+        k[1] = tk_f2  # norms.py:175
+        s = s + vals[(k[1] % Int64) + 1]  # norms.py:176
     end
     tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = s  # reductions.py:20
@@ -377,15 +377,15 @@ end
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
     tk_v_group_reduce_ret8 = tk_v_group_tree_ret12  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret8 / Float32(n)  # norms.py:176
-    q = 0.0f0  # norms.py:177
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # norms.py:178
-        k[1] = tk_f3  # norms.py:178
-        tk_v_cse5 = rem(k[1], Int32(8))  # norms.py:179
-        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0))  # norms.py:179
-        tk_v_cse7 = div(k[1], Int32(8))  # norms.py:179
-        d = ((((lane[1] + (ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7) * Int32(256))) * Int32(8)) + ifelse(tk_v_cse6, tk_v_cse5 + Int32(8), tk_v_cse5)) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:179
-        q = fma(d, d, q)  # norms.py:180
+    mu[1] = tk_v_group_reduce_ret8 / Float32(n)  # norms.py:177
+    q = 0.0f0  # norms.py:178
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # norms.py:179
+        k[1] = tk_f3  # norms.py:179
+        tk_v_cse5 = rem(k[1], Int32(8))  # norms.py:180
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0))  # norms.py:180
+        tk_v_cse7 = div(k[1], Int32(8))  # norms.py:180
+        d = ((((lane[1] + (ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7) * Int32(256))) * Int32(8)) + ifelse(tk_v_cse6, tk_v_cse5 + Int32(8), tk_v_cse5)) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:180
+        q = fma(d, d, q)  # norms.py:181
     end
     tk_v_group_tree_tid20[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem16[(tk_v_group_tree_tid20[1] % Int64) + 1] = q  # reductions.py:20
@@ -435,30 +435,30 @@ end
     local tk_f4::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret21 = tk_v_group_tree_result18[1]  # reductions.py:30
     tk_v_group_reduce_ret17 = tk_v_group_tree_ret21  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret17 / Float32(n)) + eps)  # norms.py:181
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(0)  # norms.py:182
-        k[1] = tk_f4  # norms.py:182
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:183
-        tk_v_finish_at25 = base[1] + c[1]  # norms.py:184
-        tk_v_finish_left26 = n - c[1]  # norms.py:184
-        tk_v_finish_i27 = k[1] * Int32(8)  # norms.py:184
-        if tk_v_finish_left26 >= Int32(8)  # norms.py:149
-            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v28 in Int32(0):Int32(7)  # norms.py:150
-                tk_v_layer_out_i29 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:151
-                tk_v_layer_out_c30 = c[1] + tk_v_finish_v28  # norms.py:151
-                tk_v_layer_out_ret31 = fma((vals[(tk_v_layer_out_i29 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c30 % Int64) + 1], b[(tk_v_layer_out_c30 % Int64) + 1])  # norms.py:135
-                vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = tk_v_layer_out_ret31  # norms.py:151
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret17 / Float32(n)) + eps)  # norms.py:182
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(0)  # norms.py:183
+        k[1] = tk_f4  # norms.py:183
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:184
+        tk_v_finish_at25 = base[1] + c[1]  # norms.py:185
+        tk_v_finish_left26 = n - c[1]  # norms.py:185
+        tk_v_finish_i27 = k[1] * Int32(8)  # norms.py:185
+        if tk_v_finish_left26 >= Int32(8)  # norms.py:150
+            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v28 in Int32(0):Int32(7)  # norms.py:151
+                tk_v_layer_out_i29 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:152
+                tk_v_layer_out_c30 = c[1] + tk_v_finish_v28  # norms.py:152
+                tk_v_layer_out_ret31 = fma((vals[(tk_v_layer_out_i29 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c30 % Int64) + 1], b[(tk_v_layer_out_c30 % Int64) + 1])  # norms.py:136
+                vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = tk_v_layer_out_ret31  # norms.py:152
             end
         else
-            tk_v_trips1 = UInt32(8)  # norms.py:153
-            if UInt32(0) < tk_v_trips1  # norms.py:153
-                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:153
-                    tk_v_finish_v28 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:153
-                    if tk_v_finish_v28 < tk_v_finish_left26  # norms.py:154
-                        tk_v_layer_out_i32 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:155
-                        tk_v_layer_out_c33 = c[1] + tk_v_finish_v28  # norms.py:155
-                        tk_v_layer_out_ret34 = fma((vals[(tk_v_layer_out_i32 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c33 % Int64) + 1], b[(tk_v_layer_out_c33 % Int64) + 1])  # norms.py:135
-                        vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = tk_v_layer_out_ret34  # norms.py:155
+            tk_v_trips1 = UInt32(8)  # norms.py:154
+            if UInt32(0) < tk_v_trips1  # norms.py:154
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:154
+                    tk_v_finish_v28 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:154
+                    if tk_v_finish_v28 < tk_v_finish_left26  # norms.py:155
+                        tk_v_layer_out_i32 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:156
+                        tk_v_layer_out_c33 = c[1] + tk_v_finish_v28  # norms.py:156
+                        tk_v_layer_out_ret34 = fma((vals[(tk_v_layer_out_i32 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c33 % Int64) + 1], b[(tk_v_layer_out_c33 % Int64) + 1])  # norms.py:136
+                        vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = tk_v_layer_out_ret34  # norms.py:156
                     end
                 end
             end
@@ -479,71 +479,71 @@ end
             end
         end
     end
-    if lane[1] == Int32(0)  # norms.py:185
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:186
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:187
+    if lane[1] == Int32(0)  # norms.py:186
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:187
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:188
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_17026afe)) = 256  # norms.py:164
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_7ab9219b)) = 256  # norms.py:165
 
 # Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_3dc63108(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:164
-    tk_gi = @index(Global, Linear)  # norms.py:164
-    tk_li = @index(Local, Linear)  # norms.py:164
-    vals = @private Float32 (16,)  # norms.py:164
-    tk_v_group_reduce_smem7 = @localmem Float32 (256,)  # norms.py:164
-    tk_v_group_reduce_smem16 = @localmem Float32 (256,)  # norms.py:164
-    tk_u = @localmem Bool (2,)  # norms.py:164
-    r = @private Int32 (1,)  # norms.py:164
-    lane = @private Int32 (1,)  # norms.py:164
-    base = @private Int32 (1,)  # norms.py:164
-    k = @private Int32 (1,)  # norms.py:164
-    c = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_tid11 = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_stride10 = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_result9 = @private Float32 (1,)  # norms.py:164
-    mu = @private Float32 (1,)  # norms.py:164
-    tk_v_group_tree_tid20 = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_stride19 = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_result18 = @private Float32 (1,)  # norms.py:164
-    local t::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:164
-    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:164
-    local s::Float32 = zero(Float32)  # norms.py:164
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:164
-    local tk_f1::Int32 = zero(Int32)  # norms.py:164
-    local tk_f2::Int32 = zero(Int32)  # norms.py:164
-    r[1] = Int32(0)  # norms.py:164
-    lane[1] = Int32(0)  # norms.py:164
-    base[1] = Int32(0)  # norms.py:164
-    k[1] = Int32(0)  # norms.py:164
-    c[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_tid11[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_stride10[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_result9[1] = 0.0f0  # norms.py:164
-    mu[1] = 0.0f0  # norms.py:164
-    tk_v_group_tree_tid20[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_stride19[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_result18[1] = 0.0f0  # norms.py:164
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:165
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:166
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:166
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:166
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:167
-    tk_v_row_start_ret1 = r[1] * n  # softmax.py:92
-    base[1] = tk_v_row_start_ret1  # norms.py:168
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:170
-        k[1] = tk_f1  # norms.py:170
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:171
-        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:172
-        tk_v_take_at3 = base[1] + c[1]  # norms.py:172
-        tk_v_take_left4 = n - c[1]  # norms.py:172
-        tk_v_take_fill5 = 0.0f0  # norms.py:172
+@kernel function tk_layer_norm_cached_01083eb2(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:165
+    tk_gi = @index(Global, Linear)  # norms.py:165
+    tk_li = @index(Local, Linear)  # norms.py:165
+    vals = @private Float32 (16,)  # norms.py:165
+    tk_v_group_reduce_smem7 = @localmem Float32 (256,)  # norms.py:165
+    tk_v_group_reduce_smem16 = @localmem Float32 (256,)  # norms.py:165
+    tk_u = @localmem Bool (2,)  # norms.py:165
+    r = @private Int32 (1,)  # norms.py:165
+    lane = @private Int32 (1,)  # norms.py:165
+    base = @private Int32 (1,)  # norms.py:165
+    k = @private Int32 (1,)  # norms.py:165
+    c = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_result9 = @private Float32 (1,)  # norms.py:165
+    mu = @private Float32 (1,)  # norms.py:165
+    tk_v_group_tree_tid20 = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_stride19 = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_result18 = @private Float32 (1,)  # norms.py:165
+    local t::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:165
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:165
+    local s::Float32 = zero(Float32)  # norms.py:165
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:165
+    local tk_f1::Int32 = zero(Int32)  # norms.py:165
+    local tk_f2::Int32 = zero(Int32)  # norms.py:165
+    r[1] = Int32(0)  # norms.py:165
+    lane[1] = Int32(0)  # norms.py:165
+    base[1] = Int32(0)  # norms.py:165
+    k[1] = Int32(0)  # norms.py:165
+    c[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_tid11[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_stride10[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_result9[1] = 0.0f0  # norms.py:165
+    mu[1] = 0.0f0  # norms.py:165
+    tk_v_group_tree_tid20[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_stride19[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_result18[1] = 0.0f0  # norms.py:165
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:166
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:167
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:167
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:167
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:168
+    tk_v_row_start_ret1 = r[1] * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # norms.py:169
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:171
+        k[1] = tk_f1  # norms.py:171
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:172
+        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:173
+        tk_v_take_at3 = base[1] + c[1]  # norms.py:173
+        tk_v_take_left4 = n - c[1]  # norms.py:173
+        tk_v_take_fill5 = 0.0f0  # norms.py:173
         if tk_v_take_left4 >= Int32(8)  # _steps.py:22
             KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                 vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -554,10 +554,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_17026afe)) = 256  # n
             end
         end
     end
-    s = 0.0f0  # norms.py:173
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:174
-        k[1] = tk_f2  # norms.py:174
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:175
+    s = 0.0f0  # norms.py:174
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:175
+        k[1] = tk_f2  # norms.py:175
+        s = s + vals[(k[1] % Int64) + 1]  # norms.py:176
     end
     tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = s  # reductions.py:20
@@ -596,15 +596,15 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_17026afe)) = 256  # n
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
     tk_v_group_reduce_ret8 = tk_v_group_tree_ret12  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret8 / Float32(n)  # norms.py:176
-    q = 0.0f0  # norms.py:177
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # norms.py:178
-        k[1] = tk_f3  # norms.py:178
-        tk_v_cse5 = rem(k[1], Int32(8))  # norms.py:179
-        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0))  # norms.py:179
-        tk_v_cse7 = div(k[1], Int32(8))  # norms.py:179
-        d = ((((lane[1] + (ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7) * Int32(256))) * Int32(8)) + ifelse(tk_v_cse6, tk_v_cse5 + Int32(8), tk_v_cse5)) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:179
-        q = fma(d, d, q)  # norms.py:180
+    mu[1] = tk_v_group_reduce_ret8 / Float32(n)  # norms.py:177
+    q = 0.0f0  # norms.py:178
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # norms.py:179
+        k[1] = tk_f3  # norms.py:179
+        tk_v_cse5 = rem(k[1], Int32(8))  # norms.py:180
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0))  # norms.py:180
+        tk_v_cse7 = div(k[1], Int32(8))  # norms.py:180
+        d = ((((lane[1] + (ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7) * Int32(256))) * Int32(8)) + ifelse(tk_v_cse6, tk_v_cse5 + Int32(8), tk_v_cse5)) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:180
+        q = fma(d, d, q)  # norms.py:181
     end
     tk_v_group_tree_tid20[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem16[(tk_v_group_tree_tid20[1] % Int64) + 1] = q  # reductions.py:20
@@ -654,30 +654,30 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_17026afe)) = 256  # n
     local tk_f4::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret21 = tk_v_group_tree_result18[1]  # reductions.py:30
     tk_v_group_reduce_ret17 = tk_v_group_tree_ret21  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret17 / Float32(n)) + eps)  # norms.py:181
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(1)  # norms.py:182
-        k[1] = tk_f4  # norms.py:182
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:183
-        tk_v_finish_at25 = base[1] + c[1]  # norms.py:184
-        tk_v_finish_left26 = n - c[1]  # norms.py:184
-        tk_v_finish_i27 = k[1] * Int32(8)  # norms.py:184
-        if tk_v_finish_left26 >= Int32(8)  # norms.py:149
-            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v28 in Int32(0):Int32(7)  # norms.py:150
-                tk_v_layer_out_i29 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:151
-                tk_v_layer_out_c30 = c[1] + tk_v_finish_v28  # norms.py:151
-                tk_v_layer_out_ret31 = fma((vals[(tk_v_layer_out_i29 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c30 % Int64) + 1], b[(tk_v_layer_out_c30 % Int64) + 1])  # norms.py:135
-                vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = tk_v_layer_out_ret31  # norms.py:151
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret17 / Float32(n)) + eps)  # norms.py:182
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(1)  # norms.py:183
+        k[1] = tk_f4  # norms.py:183
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:184
+        tk_v_finish_at25 = base[1] + c[1]  # norms.py:185
+        tk_v_finish_left26 = n - c[1]  # norms.py:185
+        tk_v_finish_i27 = k[1] * Int32(8)  # norms.py:185
+        if tk_v_finish_left26 >= Int32(8)  # norms.py:150
+            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v28 in Int32(0):Int32(7)  # norms.py:151
+                tk_v_layer_out_i29 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:152
+                tk_v_layer_out_c30 = c[1] + tk_v_finish_v28  # norms.py:152
+                tk_v_layer_out_ret31 = fma((vals[(tk_v_layer_out_i29 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c30 % Int64) + 1], b[(tk_v_layer_out_c30 % Int64) + 1])  # norms.py:136
+                vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = tk_v_layer_out_ret31  # norms.py:152
             end
         else
-            tk_v_trips1 = UInt32(8)  # norms.py:153
-            if UInt32(0) < tk_v_trips1  # norms.py:153
-                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:153
-                    tk_v_finish_v28 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:153
-                    if tk_v_finish_v28 < tk_v_finish_left26  # norms.py:154
-                        tk_v_layer_out_i32 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:155
-                        tk_v_layer_out_c33 = c[1] + tk_v_finish_v28  # norms.py:155
-                        tk_v_layer_out_ret34 = fma((vals[(tk_v_layer_out_i32 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c33 % Int64) + 1], b[(tk_v_layer_out_c33 % Int64) + 1])  # norms.py:135
-                        vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = tk_v_layer_out_ret34  # norms.py:155
+            tk_v_trips1 = UInt32(8)  # norms.py:154
+            if UInt32(0) < tk_v_trips1  # norms.py:154
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:154
+                    tk_v_finish_v28 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:154
+                    if tk_v_finish_v28 < tk_v_finish_left26  # norms.py:155
+                        tk_v_layer_out_i32 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:156
+                        tk_v_layer_out_c33 = c[1] + tk_v_finish_v28  # norms.py:156
+                        tk_v_layer_out_ret34 = fma((vals[(tk_v_layer_out_i32 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c33 % Int64) + 1], b[(tk_v_layer_out_c33 % Int64) + 1])  # norms.py:136
+                        vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = tk_v_layer_out_ret34  # norms.py:156
                     end
                 end
             end
@@ -698,71 +698,71 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_17026afe)) = 256  # n
             end
         end
     end
-    if lane[1] == Int32(0)  # norms.py:185
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:186
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:187
+    if lane[1] == Int32(0)  # norms.py:186
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:187
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:188
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_3dc63108)) = 256  # norms.py:164
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_01083eb2)) = 256  # norms.py:165
 
 # Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_48a6f62b(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:164
-    tk_gi = @index(Global, Linear)  # norms.py:164
-    tk_li = @index(Local, Linear)  # norms.py:164
-    vals = @private Float32 (32,)  # norms.py:164
-    tk_v_group_reduce_smem7 = @localmem Float32 (256,)  # norms.py:164
-    tk_v_group_reduce_smem16 = @localmem Float32 (256,)  # norms.py:164
-    tk_u = @localmem Bool (2,)  # norms.py:164
-    r = @private Int32 (1,)  # norms.py:164
-    lane = @private Int32 (1,)  # norms.py:164
-    base = @private Int32 (1,)  # norms.py:164
-    k = @private Int32 (1,)  # norms.py:164
-    c = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_tid11 = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_stride10 = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_result9 = @private Float32 (1,)  # norms.py:164
-    mu = @private Float32 (1,)  # norms.py:164
-    tk_v_group_tree_tid20 = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_stride19 = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_result18 = @private Float32 (1,)  # norms.py:164
-    local t::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:164
-    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:164
-    local s::Float32 = zero(Float32)  # norms.py:164
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:164
-    local tk_f1::Int32 = zero(Int32)  # norms.py:164
-    local tk_f2::Int32 = zero(Int32)  # norms.py:164
-    r[1] = Int32(0)  # norms.py:164
-    lane[1] = Int32(0)  # norms.py:164
-    base[1] = Int32(0)  # norms.py:164
-    k[1] = Int32(0)  # norms.py:164
-    c[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_tid11[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_stride10[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_result9[1] = 0.0f0  # norms.py:164
-    mu[1] = 0.0f0  # norms.py:164
-    tk_v_group_tree_tid20[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_stride19[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_result18[1] = 0.0f0  # norms.py:164
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:165
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:166
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:166
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:166
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:167
-    tk_v_row_start_ret1 = r[1] * n  # softmax.py:92
-    base[1] = tk_v_row_start_ret1  # norms.py:168
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:170
-        k[1] = tk_f1  # norms.py:170
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:171
-        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:172
-        tk_v_take_at3 = base[1] + c[1]  # norms.py:172
-        tk_v_take_left4 = n - c[1]  # norms.py:172
-        tk_v_take_fill5 = 0.0f0  # norms.py:172
+@kernel function tk_layer_norm_cached_75e16225(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:165
+    tk_gi = @index(Global, Linear)  # norms.py:165
+    tk_li = @index(Local, Linear)  # norms.py:165
+    vals = @private Float32 (32,)  # norms.py:165
+    tk_v_group_reduce_smem7 = @localmem Float32 (256,)  # norms.py:165
+    tk_v_group_reduce_smem16 = @localmem Float32 (256,)  # norms.py:165
+    tk_u = @localmem Bool (2,)  # norms.py:165
+    r = @private Int32 (1,)  # norms.py:165
+    lane = @private Int32 (1,)  # norms.py:165
+    base = @private Int32 (1,)  # norms.py:165
+    k = @private Int32 (1,)  # norms.py:165
+    c = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_result9 = @private Float32 (1,)  # norms.py:165
+    mu = @private Float32 (1,)  # norms.py:165
+    tk_v_group_tree_tid20 = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_stride19 = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_result18 = @private Float32 (1,)  # norms.py:165
+    local t::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:165
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:165
+    local s::Float32 = zero(Float32)  # norms.py:165
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:165
+    local tk_f1::Int32 = zero(Int32)  # norms.py:165
+    local tk_f2::Int32 = zero(Int32)  # norms.py:165
+    r[1] = Int32(0)  # norms.py:165
+    lane[1] = Int32(0)  # norms.py:165
+    base[1] = Int32(0)  # norms.py:165
+    k[1] = Int32(0)  # norms.py:165
+    c[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_tid11[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_stride10[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_result9[1] = 0.0f0  # norms.py:165
+    mu[1] = 0.0f0  # norms.py:165
+    tk_v_group_tree_tid20[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_stride19[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_result18[1] = 0.0f0  # norms.py:165
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:166
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:167
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:167
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:167
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:168
+    tk_v_row_start_ret1 = r[1] * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # norms.py:169
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:171
+        k[1] = tk_f1  # norms.py:171
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:172
+        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:173
+        tk_v_take_at3 = base[1] + c[1]  # norms.py:173
+        tk_v_take_left4 = n - c[1]  # norms.py:173
+        tk_v_take_fill5 = 0.0f0  # norms.py:173
         if tk_v_take_left4 >= Int32(8)  # _steps.py:22
             KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                 vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -773,10 +773,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_3dc63108)) = 256  # n
             end
         end
     end
-    s = 0.0f0  # norms.py:173
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:174
-        k[1] = tk_f2  # norms.py:174
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:175
+    s = 0.0f0  # norms.py:174
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:175
+        k[1] = tk_f2  # norms.py:175
+        s = s + vals[(k[1] % Int64) + 1]  # norms.py:176
     end
     tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = s  # reductions.py:20
@@ -815,15 +815,15 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_3dc63108)) = 256  # n
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
     tk_v_group_reduce_ret8 = tk_v_group_tree_ret12  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret8 / Float32(n)  # norms.py:176
-    q = 0.0f0  # norms.py:177
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # norms.py:178
-        k[1] = tk_f3  # norms.py:178
-        tk_v_cse5 = rem(k[1], Int32(8))  # norms.py:179
-        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0))  # norms.py:179
-        tk_v_cse7 = div(k[1], Int32(8))  # norms.py:179
-        d = ((((lane[1] + (ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7) * Int32(256))) * Int32(8)) + ifelse(tk_v_cse6, tk_v_cse5 + Int32(8), tk_v_cse5)) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:179
-        q = fma(d, d, q)  # norms.py:180
+    mu[1] = tk_v_group_reduce_ret8 / Float32(n)  # norms.py:177
+    q = 0.0f0  # norms.py:178
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # norms.py:179
+        k[1] = tk_f3  # norms.py:179
+        tk_v_cse5 = rem(k[1], Int32(8))  # norms.py:180
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0))  # norms.py:180
+        tk_v_cse7 = div(k[1], Int32(8))  # norms.py:180
+        d = ((((lane[1] + (ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7) * Int32(256))) * Int32(8)) + ifelse(tk_v_cse6, tk_v_cse5 + Int32(8), tk_v_cse5)) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:180
+        q = fma(d, d, q)  # norms.py:181
     end
     tk_v_group_tree_tid20[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem16[(tk_v_group_tree_tid20[1] % Int64) + 1] = q  # reductions.py:20
@@ -873,30 +873,30 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_3dc63108)) = 256  # n
     local tk_f4::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret21 = tk_v_group_tree_result18[1]  # reductions.py:30
     tk_v_group_reduce_ret17 = tk_v_group_tree_ret21  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret17 / Float32(n)) + eps)  # norms.py:181
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(3)  # norms.py:182
-        k[1] = tk_f4  # norms.py:182
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:183
-        tk_v_finish_at25 = base[1] + c[1]  # norms.py:184
-        tk_v_finish_left26 = n - c[1]  # norms.py:184
-        tk_v_finish_i27 = k[1] * Int32(8)  # norms.py:184
-        if tk_v_finish_left26 >= Int32(8)  # norms.py:149
-            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v28 in Int32(0):Int32(7)  # norms.py:150
-                tk_v_layer_out_i29 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:151
-                tk_v_layer_out_c30 = c[1] + tk_v_finish_v28  # norms.py:151
-                tk_v_layer_out_ret31 = fma((vals[(tk_v_layer_out_i29 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c30 % Int64) + 1], b[(tk_v_layer_out_c30 % Int64) + 1])  # norms.py:135
-                vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = tk_v_layer_out_ret31  # norms.py:151
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret17 / Float32(n)) + eps)  # norms.py:182
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(3)  # norms.py:183
+        k[1] = tk_f4  # norms.py:183
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:184
+        tk_v_finish_at25 = base[1] + c[1]  # norms.py:185
+        tk_v_finish_left26 = n - c[1]  # norms.py:185
+        tk_v_finish_i27 = k[1] * Int32(8)  # norms.py:185
+        if tk_v_finish_left26 >= Int32(8)  # norms.py:150
+            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v28 in Int32(0):Int32(7)  # norms.py:151
+                tk_v_layer_out_i29 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:152
+                tk_v_layer_out_c30 = c[1] + tk_v_finish_v28  # norms.py:152
+                tk_v_layer_out_ret31 = fma((vals[(tk_v_layer_out_i29 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c30 % Int64) + 1], b[(tk_v_layer_out_c30 % Int64) + 1])  # norms.py:136
+                vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = tk_v_layer_out_ret31  # norms.py:152
             end
         else
-            tk_v_trips1 = UInt32(8)  # norms.py:153
-            if UInt32(0) < tk_v_trips1  # norms.py:153
-                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:153
-                    tk_v_finish_v28 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:153
-                    if tk_v_finish_v28 < tk_v_finish_left26  # norms.py:154
-                        tk_v_layer_out_i32 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:155
-                        tk_v_layer_out_c33 = c[1] + tk_v_finish_v28  # norms.py:155
-                        tk_v_layer_out_ret34 = fma((vals[(tk_v_layer_out_i32 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c33 % Int64) + 1], b[(tk_v_layer_out_c33 % Int64) + 1])  # norms.py:135
-                        vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = tk_v_layer_out_ret34  # norms.py:155
+            tk_v_trips1 = UInt32(8)  # norms.py:154
+            if UInt32(0) < tk_v_trips1  # norms.py:154
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:154
+                    tk_v_finish_v28 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:154
+                    if tk_v_finish_v28 < tk_v_finish_left26  # norms.py:155
+                        tk_v_layer_out_i32 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:156
+                        tk_v_layer_out_c33 = c[1] + tk_v_finish_v28  # norms.py:156
+                        tk_v_layer_out_ret34 = fma((vals[(tk_v_layer_out_i32 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c33 % Int64) + 1], b[(tk_v_layer_out_c33 % Int64) + 1])  # norms.py:136
+                        vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = tk_v_layer_out_ret34  # norms.py:156
                     end
                 end
             end
@@ -917,241 +917,345 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_3dc63108)) = 256  # n
             end
         end
     end
-    if lane[1] == Int32(0)  # norms.py:185
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:186
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:187
+    if lane[1] == Int32(0)  # norms.py:186
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:187
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:188
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_48a6f62b)) = 256  # norms.py:164
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_75e16225)) = 256  # norms.py:165
 
 # Tack kernel `_layer_long`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__layer_long_e2b13084(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:216
-    tk_gi = @index(Global, Linear)  # norms.py:216
-    tk_li = @index(Local, Linear)  # norms.py:216
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:216
-    tk_v_group_reduce_smem10 = @localmem Float32 (256,)  # norms.py:216
-    tk_u = @localmem Bool (2,)  # norms.py:216
-    r = @private Int32 (1,)  # norms.py:216
-    lane = @private Int32 (1,)  # norms.py:216
-    base = @private Int32 (1,)  # norms.py:216
-    c = @private Int32 (1,)  # norms.py:216
-    v = @private Int32 (1,)  # norms.py:216
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:216
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:216
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:216
-    mu = @private Float32 (1,)  # norms.py:216
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:216
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:216
-    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:216
-    local t::Int32 = zero(Int32)  # norms.py:216
-    local s::Float32 = zero(Float32)  # norms.py:216
-    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:216
-    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:216
-    local tk_v_start3::Int64 = zero(Int64)  # norms.py:216
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:216
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:216
-    local tk_f1::Int32 = zero(Int32)  # norms.py:216
-    r[1] = Int32(0)  # norms.py:216
-    lane[1] = Int32(0)  # norms.py:216
-    base[1] = Int32(0)  # norms.py:216
-    c[1] = Int32(0)  # norms.py:216
-    v[1] = Int32(0)  # norms.py:216
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:216
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:216
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:216
-    mu[1] = 0.0f0  # norms.py:216
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:216
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:216
-    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:216
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:217
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:218
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:218
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:218
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:219
-    base[1] = r[1] * n  # norms.py:220
-    s = 0.0f0  # norms.py:221
-    tk_v_start3 = (lane[1] * Int32(8)) % Int64  # norms.py:222
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # norms.py:222
-    if UInt32(0) < tk_v_trips1  # norms.py:222
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:222
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(2048))) % Int32  # norms.py:222
-            KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # norms.py:223
-                v[1] = tk_f1  # norms.py:223
-                if (c[1] + v[1]) < n  # norms.py:224
-                    s = s + x[(((base[1] + c[1]) + v[1]) % Int64) + 1]  # norms.py:225
+@kernel function tk__layer_long_e28e3d83(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:217
+    tk_gi = @index(Global, Linear)  # norms.py:217
+    tk_li = @index(Local, Linear)  # norms.py:217
+    vals = @private Float32 (8,)  # norms.py:217
+    tk_v_group_reduce_smem7 = @localmem Float32 (256,)  # norms.py:217
+    tk_v_group_reduce_smem21 = @localmem Float32 (256,)  # norms.py:217
+    tk_u = @localmem Bool (2,)  # norms.py:217
+    r = @private Int32 (1,)  # norms.py:217
+    lane = @private Int32 (1,)  # norms.py:217
+    base = @private Int32 (1,)  # norms.py:217
+    c = @private Int32 (1,)  # norms.py:217
+    v = @private Int32 (1,)  # norms.py:217
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # norms.py:217
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # norms.py:217
+    tk_v_group_tree_result9 = @private Float32 (1,)  # norms.py:217
+    mu = @private Float32 (1,)  # norms.py:217
+    tk_v_group_tree_tid25 = @private Int32 (1,)  # norms.py:217
+    tk_v_group_tree_stride24 = @private Int32 (1,)  # norms.py:217
+    tk_v_group_tree_result23 = @private Float32 (1,)  # norms.py:217
+    local t::Int32 = zero(Int32)  # norms.py:217
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:217
+    local s::Float32 = zero(Float32)  # norms.py:217
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:217
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:217
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:217
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:217
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:217
+    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:217
+    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:217
+    local tk_v_start3::Int64 = zero(Int64)  # norms.py:217
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:217
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:217
+    local tk_f1::Int32 = zero(Int32)  # norms.py:217
+    r[1] = Int32(0)  # norms.py:217
+    lane[1] = Int32(0)  # norms.py:217
+    base[1] = Int32(0)  # norms.py:217
+    c[1] = Int32(0)  # norms.py:217
+    v[1] = Int32(0)  # norms.py:217
+    tk_v_group_tree_tid11[1] = Int32(0)  # norms.py:217
+    tk_v_group_tree_stride10[1] = Int32(0)  # norms.py:217
+    tk_v_group_tree_result9[1] = 0.0f0  # norms.py:217
+    mu[1] = 0.0f0  # norms.py:217
+    tk_v_group_tree_tid25[1] = Int32(0)  # norms.py:217
+    tk_v_group_tree_stride24[1] = Int32(0)  # norms.py:217
+    tk_v_group_tree_result23[1] = 0.0f0  # norms.py:217
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:218
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:219
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:219
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:219
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:220
+    tk_v_row_start_ret1 = r[1] * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # norms.py:221
+    s = 0.0f0  # norms.py:223
+    tk_v_start3 = (lane[1] * Int32(8)) % Int64  # norms.py:224
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # norms.py:224
+    if UInt32(0) < tk_v_trips1  # norms.py:224
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:224
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(2048))) % Int32  # norms.py:224
+            tk_v_take_i2 = Int32(0)  # norms.py:225
+            tk_v_take_at3 = base[1] + c[1]  # norms.py:225
+            tk_v_take_left4 = n - c[1]  # norms.py:225
+            tk_v_take_fill5 = 0.0f0  # norms.py:225
+            if tk_v_take_left4 >= Int32(8)  # _steps.py:22
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
+                    vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
                 end
+            else
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:26
+                    vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : 0.0f0  # _steps.py:27
+                end
+            end
+            KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # norms.py:226
+                v[1] = tk_f1  # norms.py:226
+                s = s + vals[(v[1] % Int64) + 1]  # norms.py:227
             end
         end
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
+    tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = s  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride10[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride10[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[1]  # reductions.py:23
-        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
+        local tk_v_add_a13::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b14::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret15::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid11[1] < tk_v_group_tree_stride10[1]  # reductions.py:24
+            tk_v_add_a13 = tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b14 = tk_v_group_reduce_smem7[((tk_v_group_tree_tid11[1] + tk_v_group_tree_stride10[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret15 = tk_v_add_a13 + tk_v_add_b14  # combine.py:18
+            tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = tk_v_add_ret15  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        tk_v_cse3 = rem(tk_v_group_tree_stride10[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride10[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride10[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride10[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:28
+    tk_v_group_tree_result9[1] = tk_v_group_reduce_smem7[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_ret2::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_tree_ret12::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_ret8::Float32 = zero(Float32)  # reductions.py:30
     local q::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_take_i16::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_at17::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_left18::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_fill19::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_take_v20::Int32 = zero(Int32)  # reductions.py:30
     local d::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_trips4::UInt32 = zero(UInt32)  # reductions.py:30
     local tk_v_k5::UInt32 = zero(UInt32)  # reductions.py:30
     local tk_v_start6::Int64 = zero(Int64)  # reductions.py:30
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:226
-    q = 0.0f0  # norms.py:227
-    tk_v_start6 = (lane[1] * Int32(8)) % Int64  # norms.py:228
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # norms.py:228
-    if UInt32(0) < tk_v_trips4  # norms.py:228
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:228
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(2048))) % Int32  # norms.py:228
-            KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:229
-                v[1] = tk_f2  # norms.py:229
-                if (c[1] + v[1]) < n  # norms.py:230
-                    d = x[(((base[1] + c[1]) + v[1]) % Int64) + 1] - mu[1]  # norms.py:231
-                    q = fma(d, d, q)  # norms.py:232
+    tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
+    tk_v_group_reduce_ret8 = tk_v_group_tree_ret12  # reductions.py:38
+    mu[1] = tk_v_group_reduce_ret8 / Float32(n)  # norms.py:228
+    q = 0.0f0  # norms.py:229
+    tk_v_start6 = (lane[1] * Int32(8)) % Int64  # norms.py:230
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # norms.py:230
+    if UInt32(0) < tk_v_trips4  # norms.py:230
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:230
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(2048))) % Int32  # norms.py:230
+            tk_v_take_i16 = Int32(0)  # norms.py:231
+            tk_v_take_at17 = base[1] + c[1]  # norms.py:231
+            tk_v_take_left18 = n - c[1]  # norms.py:231
+            tk_v_take_fill19 = 0.0f0  # norms.py:231
+            if tk_v_take_left18 >= Int32(8)  # _steps.py:22
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v20 in Int32(0):Int32(7)  # _steps.py:23
+                    vals[((tk_v_take_i16 + tk_v_take_v20) % Int64) + 1] = x[((tk_v_take_at17 + tk_v_take_v20) % Int64) + 1]  # _steps.py:24
                 end
+            else
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v20 in Int32(0):Int32(7)  # _steps.py:26
+                    vals[((tk_v_take_i16 + tk_v_take_v20) % Int64) + 1] = (tk_v_take_v20 < tk_v_take_left18) ? x[((tk_v_take_at17 + tk_v_take_v20) % Int64) + 1] : 0.0f0  # _steps.py:27
+                end
+            end
+            KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:232
+                v[1] = tk_f2  # norms.py:232
+                d = ((c[1] + v[1]) < n) ? (vals[(v[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:233
+                q = fma(d, d, q)  # norms.py:234
             end
         end
     end
-    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
+    tk_v_group_tree_tid25[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem21[(tk_v_group_tree_tid25[1] % Int64) + 1] = q  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
-    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride24[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride24[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[2]  # reductions.py:23
-        local tk_v_add_a16::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b17::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret18::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
-            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
-            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
+        local tk_v_add_a27::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b28::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret29::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid25[1] < tk_v_group_tree_stride24[1]  # reductions.py:24
+            tk_v_add_a27 = tk_v_group_reduce_smem21[(tk_v_group_tree_tid25[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b28 = tk_v_group_reduce_smem21[((tk_v_group_tree_tid25[1] + tk_v_group_tree_stride24[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret29 = tk_v_add_a27 + tk_v_add_b28  # combine.py:18
+            tk_v_group_reduce_smem21[(tk_v_group_tree_tid25[1] % Int64) + 1] = tk_v_add_ret29  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
-        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+        tk_v_cse5 = rem(tk_v_group_tree_stride24[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride24[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride24[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride24[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:28
+    tk_v_group_tree_result23[1] = tk_v_group_reduce_smem21[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret15::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_ret11::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_tree_ret26::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_ret22::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_take_i30::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_at31::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_left32::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_fill33::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_take_v34::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_at35::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_left36::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_i37::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_v38::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_i39::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_c40::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_ret41::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_layer_out_i42::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_c43::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_ret44::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_put_v45::Int32 = zero(Int32)  # reductions.py:30
     local tk_v_trips7::UInt32 = zero(UInt32)  # reductions.py:30
     local tk_v_k8::UInt32 = zero(UInt32)  # reductions.py:30
-    local tk_v_start9::Int64 = zero(Int64)  # reductions.py:30
-    local tk_v_cse7::Int64 = zero(Int64)  # reductions.py:30
-    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
-    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:233
-    tk_v_start9 = lane[1] % Int64  # norms.py:234
-    tk_v_trips7 = div((max((n % Int64) - tk_v_start9, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:234
-    if UInt32(0) < tk_v_trips7  # norms.py:234
-        for outer tk_v_k8 in UInt32(0):(tk_v_trips7 - UInt32(1))  # norms.py:234
-            c[1] = (tk_v_start9 + ((tk_v_k8 % Int64) * Int64(256))) % Int32  # norms.py:234
-            tk_v_cse7 = (base[1] + c[1]) % Int64  # norms.py:235
-            y[tk_v_cse7 + 1] = fma((x[tk_v_cse7 + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:235
+    local tk_v_trips9::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k10::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_trips11::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k12::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_start13::Int64 = zero(Int64)  # reductions.py:30
+    tk_v_group_tree_ret26 = tk_v_group_tree_result23[1]  # reductions.py:30
+    tk_v_group_reduce_ret22 = tk_v_group_tree_ret26  # reductions.py:38
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret22 / Float32(n)) + eps)  # norms.py:235
+    tk_v_start13 = (lane[1] * Int32(8)) % Int64  # norms.py:236
+    tk_v_trips11 = div((max((n % Int64) - tk_v_start13, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # norms.py:236
+    if UInt32(0) < tk_v_trips11  # norms.py:236
+        for outer tk_v_k12 in UInt32(0):(tk_v_trips11 - UInt32(1))  # norms.py:236
+            c[1] = (tk_v_start13 + ((tk_v_k12 % Int64) * Int64(2048))) % Int32  # norms.py:236
+            tk_v_take_i30 = Int32(0)  # norms.py:237
+            tk_v_take_at31 = base[1] + c[1]  # norms.py:237
+            tk_v_take_left32 = n - c[1]  # norms.py:237
+            tk_v_take_fill33 = 0.0f0  # norms.py:237
+            if tk_v_take_left32 >= Int32(8)  # _steps.py:22
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v34 in Int32(0):Int32(7)  # _steps.py:23
+                    vals[((tk_v_take_i30 + tk_v_take_v34) % Int64) + 1] = x[((tk_v_take_at31 + tk_v_take_v34) % Int64) + 1]  # _steps.py:24
+                end
+            else
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v34 in Int32(0):Int32(7)  # _steps.py:26
+                    vals[((tk_v_take_i30 + tk_v_take_v34) % Int64) + 1] = (tk_v_take_v34 < tk_v_take_left32) ? x[((tk_v_take_at31 + tk_v_take_v34) % Int64) + 1] : 0.0f0  # _steps.py:27
+                end
+            end
+            tk_v_finish_at35 = base[1] + c[1]  # norms.py:238
+            tk_v_finish_left36 = n - c[1]  # norms.py:238
+            tk_v_finish_i37 = Int32(0)  # norms.py:238
+            if tk_v_finish_left36 >= Int32(8)  # norms.py:150
+                KernelAbstractions.Extras.@unroll for outer tk_v_finish_v38 in Int32(0):Int32(7)  # norms.py:151
+                    tk_v_layer_out_i39 = tk_v_finish_i37 + tk_v_finish_v38  # norms.py:152
+                    tk_v_layer_out_c40 = c[1] + tk_v_finish_v38  # norms.py:152
+                    tk_v_layer_out_ret41 = fma((vals[(tk_v_layer_out_i39 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c40 % Int64) + 1], b[(tk_v_layer_out_c40 % Int64) + 1])  # norms.py:136
+                    vals[((tk_v_finish_i37 + tk_v_finish_v38) % Int64) + 1] = tk_v_layer_out_ret41  # norms.py:152
+                end
+            else
+                tk_v_trips7 = UInt32(8)  # norms.py:154
+                if UInt32(0) < tk_v_trips7  # norms.py:154
+                    KernelAbstractions.Extras.@unroll for outer tk_v_k8 in UInt32(0):(tk_v_trips7 - UInt32(1))  # norms.py:154
+                        tk_v_finish_v38 = (Int64(7) + ((tk_v_k8 % Int64) * Int64(-1))) % Int32  # norms.py:154
+                        if tk_v_finish_v38 < tk_v_finish_left36  # norms.py:155
+                            tk_v_layer_out_i42 = tk_v_finish_i37 + tk_v_finish_v38  # norms.py:156
+                            tk_v_layer_out_c43 = c[1] + tk_v_finish_v38  # norms.py:156
+                            tk_v_layer_out_ret44 = fma((vals[(tk_v_layer_out_i42 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c43 % Int64) + 1], b[(tk_v_layer_out_c43 % Int64) + 1])  # norms.py:136
+                            vals[((tk_v_finish_i37 + tk_v_finish_v38) % Int64) + 1] = tk_v_layer_out_ret44  # norms.py:156
+                        end
+                    end
+                end
+            end
+            if tk_v_finish_left36 >= Int32(8)  # _steps.py:33
+                KernelAbstractions.Extras.@unroll for outer tk_v_put_v45 in Int32(0):Int32(7)  # _steps.py:34
+                    y[((tk_v_finish_at35 + tk_v_put_v45) % Int64) + 1] = vals[((tk_v_finish_i37 + tk_v_put_v45) % Int64) + 1]  # _steps.py:35
+                end
+            else
+                tk_v_trips9 = UInt32(8)  # _steps.py:37
+                if UInt32(0) < tk_v_trips9  # _steps.py:37
+                    KernelAbstractions.Extras.@unroll for outer tk_v_k10 in UInt32(0):(tk_v_trips9 - UInt32(1))  # _steps.py:37
+                        tk_v_put_v45 = (Int64(7) + ((tk_v_k10 % Int64) * Int64(-1))) % Int32  # _steps.py:37
+                        if tk_v_put_v45 < tk_v_finish_left36  # _steps.py:38
+                            y[((tk_v_finish_at35 + tk_v_put_v45) % Int64) + 1] = vals[((tk_v_finish_i37 + tk_v_put_v45) % Int64) + 1]  # _steps.py:39
+                        end
+                    end
+                end
+            end
         end
     end
-    if lane[1] == Int32(0)  # norms.py:236
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:237
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:238
+    if lane[1] == Int32(0)  # norms.py:239
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:240
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:241
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_e2b13084)) = 256  # norms.py:216
+TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_e28e3d83)) = 256  # norms.py:217
 
 # Tack kernel `_layer_rows`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk__layer_rows_e20de14b(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:33
-    tk_gi = @index(Global, Linear)  # norms.py:33
-    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:33
-    tk_v_row_fold_acc26 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:33
-    tk_t = Int64(tk_gi) - Int64(1)  # norms.py:33
-    local r::Int32 = zero(Int32)  # norms.py:33
-    local base::Int32 = zero(Int32)  # norms.py:33
-    local tk_v_row_sum_shift1::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # norms.py:33
-    local tk_v_zero_ret9::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # norms.py:33
-    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # norms.py:33
-    local tk_v_add_shifted_acc10::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_add_shifted_v11::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_add_shifted_ret12::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_add_shifted_acc13::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_add_shifted_v14::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_add_shifted_ret15::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_add_a16::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_add_b17::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_add_ret18::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_add_a19::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_add_b20::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_add_ret21::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_add_a22::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_add_b23::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_add_ret24::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_fold_lanes_ret8::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_row_fold_ret4::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_row_sum_ret2::Float64 = zero(Float64)  # norms.py:33
-    local mu::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_fold_lanes_j30::Int32 = zero(Int32)  # norms.py:33
-    local tk_v_zero_ret32::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_fold_lanes_c28::Int64 = zero(Int64)  # norms.py:33
-    local tk_v_fold_lanes_end29::Int64 = zero(Int64)  # norms.py:33
-    local tk_v_add_square_dev_acc33::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_add_square_dev_v34::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_add_square_dev_d35::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_add_square_dev_ret36::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_add_square_dev_acc37::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_add_square_dev_v38::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_add_square_dev_d39::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_add_square_dev_ret40::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_add_a41::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_add_b42::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_add_ret43::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_add_a44::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_add_b45::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_add_ret46::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_add_a47::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_add_b48::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_add_ret49::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_fold_lanes_ret31::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_row_fold_ret27::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_row_sq_dev_ret25::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_inv::Float64 = zero(Float64)  # norms.py:33
-    local c::Int32 = zero(Int32)  # norms.py:33
-    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:33
-    if tk_t < tk_n  # norms.py:33
-        r = tk_t % Int32  # norms.py:34
-        base = r * n  # norms.py:35
-        tk_v_row_sum_shift1 = 0.0f0  # norms.py:36
+@kernel function tk__layer_rows_1f8f69c9(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:34
+    tk_gi = @index(Global, Linear)  # norms.py:34
+    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:34
+    tk_v_row_fold_acc26 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:34
+    tk_t = Int64(tk_gi) - Int64(1)  # norms.py:34
+    local r::Int32 = zero(Int32)  # norms.py:34
+    local base::Int32 = zero(Int32)  # norms.py:34
+    local tk_v_row_sum_shift1::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # norms.py:34
+    local tk_v_zero_ret9::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # norms.py:34
+    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # norms.py:34
+    local tk_v_add_shifted_acc10::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_shifted_v11::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_shifted_ret12::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_shifted_acc13::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_shifted_v14::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_shifted_ret15::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_a16::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_b17::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_ret18::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_a19::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_b20::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_ret21::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_a22::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_b23::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_ret24::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_fold_lanes_ret8::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_row_fold_ret4::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_row_sum_ret2::Float64 = zero(Float64)  # norms.py:34
+    local mu::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_fold_lanes_j30::Int32 = zero(Int32)  # norms.py:34
+    local tk_v_zero_ret32::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_fold_lanes_c28::Int64 = zero(Int64)  # norms.py:34
+    local tk_v_fold_lanes_end29::Int64 = zero(Int64)  # norms.py:34
+    local tk_v_add_square_dev_acc33::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_square_dev_v34::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_square_dev_d35::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_square_dev_ret36::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_square_dev_acc37::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_square_dev_v38::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_square_dev_d39::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_square_dev_ret40::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_a41::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_b42::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_ret43::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_a44::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_b45::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_ret46::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_a47::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_b48::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_ret49::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_fold_lanes_ret31::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_row_fold_ret27::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_row_sq_dev_ret25::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_inv::Float64 = zero(Float64)  # norms.py:34
+    local c::Int32 = zero(Int32)  # norms.py:34
+    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:34
+    if tk_t < tk_n  # norms.py:34
+        r = tk_t % Int32  # norms.py:35
+        base = r * n  # norms.py:36
+        tk_v_row_sum_shift1 = 0.0f0  # norms.py:37
         KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:41
             tk_v_zero_ret9 = 0.0f0  # _rowsum.py:61
             tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = Float64(0.0)  # _rowsum.py:42
@@ -1192,7 +1296,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_e2b13084)) = 256  # norms.p
         tk_v_fold_lanes_ret8 = tk_v_add_ret24  # _rowsum.py:56
         tk_v_row_fold_ret4 = tk_v_fold_lanes_ret8  # _rowsum.py:28
         tk_v_row_sum_ret2 = tk_v_row_fold_ret4  # _rowsum.py:89
-        mu = tk_v_row_sum_ret2 / Float64(n)  # norms.py:36
+        mu = tk_v_row_sum_ret2 / Float64(n)  # norms.py:37
         KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j30 in Int32(0):Int32(7)  # _rowsum.py:41
             tk_v_zero_ret32 = 0.0f0  # _rowsum.py:61
             tk_v_row_fold_acc26[(tk_v_fold_lanes_j30 % Int64) + 1] = Float64(0.0)  # _rowsum.py:42
@@ -1235,76 +1339,76 @@ TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_e2b13084)) = 256  # norms.p
         tk_v_fold_lanes_ret31 = tk_v_add_ret49  # _rowsum.py:56
         tk_v_row_fold_ret27 = tk_v_fold_lanes_ret31  # _rowsum.py:28
         tk_v_row_sq_dev_ret25 = tk_v_row_fold_ret27  # _rowsum.py:95
-        tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_row_sq_dev_ret25 / Float64(n)) + eps)  # norms.py:37
-        if Int32(0) < n  # norms.py:38
-            for outer c in Int32(0):(n - Int32(1))  # norms.py:38
-                tk_v_cse1 = (base + c) % Int64  # norms.py:39
-                y[tk_v_cse1 + 1] = fma((x[tk_v_cse1 + 1] - mu) * tk_v_inv, w[(c % Int64) + 1], b[(c % Int64) + 1])  # norms.py:39
+        tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_row_sq_dev_ret25 / Float64(n)) + eps)  # norms.py:38
+        if Int32(0) < n  # norms.py:39
+            for outer c in Int32(0):(n - Int32(1))  # norms.py:39
+                tk_v_cse1 = (base + c) % Int64  # norms.py:40
+                y[tk_v_cse1 + 1] = fma((x[tk_v_cse1 + 1] - mu) * tk_v_inv, w[(c % Int64) + 1], b[(c % Int64) + 1])  # norms.py:40
             end
         end
-        mean[(r % Int64) + 1] = mu  # norms.py:40
-        rstd[(r % Int64) + 1] = tk_v_inv  # norms.py:41
+        mean[(r % Int64) + 1] = mu  # norms.py:41
+        rstd[(r % Int64) + 1] = tk_v_inv  # norms.py:42
     end
 end
 
 # Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_584dc265(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:164
-    tk_gi = @index(Global, Linear)  # norms.py:164
-    tk_li = @index(Local, Linear)  # norms.py:164
-    vals = @private Float64 (8,)  # norms.py:164
-    tk_v_group_reduce_smem7 = @localmem Float64 (256,)  # norms.py:164
-    tk_v_group_reduce_smem16 = @localmem Float64 (256,)  # norms.py:164
-    tk_u = @localmem Bool (2,)  # norms.py:164
-    r = @private Int32 (1,)  # norms.py:164
-    lane = @private Int32 (1,)  # norms.py:164
-    base = @private Int32 (1,)  # norms.py:164
-    k = @private Int32 (1,)  # norms.py:164
-    c = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_tid11 = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_stride10 = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_result9 = @private Float64 (1,)  # norms.py:164
-    mu = @private Float64 (1,)  # norms.py:164
-    tk_v_group_tree_tid20 = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_stride19 = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_result18 = @private Float64 (1,)  # norms.py:164
-    local t::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:164
-    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:164
-    local s::Float64 = zero(Float64)  # norms.py:164
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:164
-    local tk_f1::Int32 = zero(Int32)  # norms.py:164
-    local tk_f2::Int32 = zero(Int32)  # norms.py:164
-    r[1] = Int32(0)  # norms.py:164
-    lane[1] = Int32(0)  # norms.py:164
-    base[1] = Int32(0)  # norms.py:164
-    k[1] = Int32(0)  # norms.py:164
-    c[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_tid11[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_stride10[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_result9[1] = Float64(0.0)  # norms.py:164
-    mu[1] = Float64(0.0)  # norms.py:164
-    tk_v_group_tree_tid20[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_stride19[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_result18[1] = Float64(0.0)  # norms.py:164
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:165
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:166
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:166
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:166
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:167
-    tk_v_row_start_ret1 = r[1] * n  # softmax.py:92
-    base[1] = tk_v_row_start_ret1  # norms.py:168
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:170
-        k[1] = tk_f1  # norms.py:170
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:171
-        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:172
-        tk_v_take_at3 = base[1] + c[1]  # norms.py:172
-        tk_v_take_left4 = n - c[1]  # norms.py:172
-        tk_v_take_fill5 = 0.0f0  # norms.py:172
+@kernel function tk_layer_norm_cached_bb641679(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:165
+    tk_gi = @index(Global, Linear)  # norms.py:165
+    tk_li = @index(Local, Linear)  # norms.py:165
+    vals = @private Float64 (8,)  # norms.py:165
+    tk_v_group_reduce_smem7 = @localmem Float64 (256,)  # norms.py:165
+    tk_v_group_reduce_smem16 = @localmem Float64 (256,)  # norms.py:165
+    tk_u = @localmem Bool (2,)  # norms.py:165
+    r = @private Int32 (1,)  # norms.py:165
+    lane = @private Int32 (1,)  # norms.py:165
+    base = @private Int32 (1,)  # norms.py:165
+    k = @private Int32 (1,)  # norms.py:165
+    c = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_result9 = @private Float64 (1,)  # norms.py:165
+    mu = @private Float64 (1,)  # norms.py:165
+    tk_v_group_tree_tid20 = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_stride19 = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_result18 = @private Float64 (1,)  # norms.py:165
+    local t::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:165
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:165
+    local s::Float64 = zero(Float64)  # norms.py:165
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:165
+    local tk_f1::Int32 = zero(Int32)  # norms.py:165
+    local tk_f2::Int32 = zero(Int32)  # norms.py:165
+    r[1] = Int32(0)  # norms.py:165
+    lane[1] = Int32(0)  # norms.py:165
+    base[1] = Int32(0)  # norms.py:165
+    k[1] = Int32(0)  # norms.py:165
+    c[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_tid11[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_stride10[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_result9[1] = Float64(0.0)  # norms.py:165
+    mu[1] = Float64(0.0)  # norms.py:165
+    tk_v_group_tree_tid20[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_stride19[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_result18[1] = Float64(0.0)  # norms.py:165
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:166
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:167
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:167
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:167
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:168
+    tk_v_row_start_ret1 = r[1] * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # norms.py:169
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:171
+        k[1] = tk_f1  # norms.py:171
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:172
+        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:173
+        tk_v_take_at3 = base[1] + c[1]  # norms.py:173
+        tk_v_take_left4 = n - c[1]  # norms.py:173
+        tk_v_take_fill5 = 0.0f0  # norms.py:173
         if tk_v_take_left4 >= Int32(8)  # _steps.py:22
             KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                 vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -1315,10 +1419,10 @@ end
             end
         end
     end
-    s = Float64(0.0)  # norms.py:173
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:174
-        k[1] = tk_f2  # norms.py:174
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:175
+    s = Float64(0.0)  # norms.py:174
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:175
+        k[1] = tk_f2  # norms.py:175
+        s = s + vals[(k[1] % Int64) + 1]  # norms.py:176
     end
     tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = s  # reductions.py:20
@@ -1357,15 +1461,15 @@ end
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
     tk_v_group_reduce_ret8 = tk_v_group_tree_ret12  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret8 / Float64(n)  # norms.py:176
-    q = Float64(0.0)  # norms.py:177
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # norms.py:178
-        k[1] = tk_f3  # norms.py:178
-        tk_v_cse5 = rem(k[1], Int32(8))  # norms.py:179
-        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0))  # norms.py:179
-        tk_v_cse7 = div(k[1], Int32(8))  # norms.py:179
-        d = ((((lane[1] + (ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7) * Int32(256))) * Int32(8)) + ifelse(tk_v_cse6, tk_v_cse5 + Int32(8), tk_v_cse5)) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:179
-        q = fma(d, d, q)  # norms.py:180
+    mu[1] = tk_v_group_reduce_ret8 / Float64(n)  # norms.py:177
+    q = Float64(0.0)  # norms.py:178
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # norms.py:179
+        k[1] = tk_f3  # norms.py:179
+        tk_v_cse5 = rem(k[1], Int32(8))  # norms.py:180
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0))  # norms.py:180
+        tk_v_cse7 = div(k[1], Int32(8))  # norms.py:180
+        d = ((((lane[1] + (ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7) * Int32(256))) * Int32(8)) + ifelse(tk_v_cse6, tk_v_cse5 + Int32(8), tk_v_cse5)) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:180
+        q = fma(d, d, q)  # norms.py:181
     end
     tk_v_group_tree_tid20[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem16[(tk_v_group_tree_tid20[1] % Int64) + 1] = q  # reductions.py:20
@@ -1415,30 +1519,30 @@ end
     local tk_f4::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret21 = tk_v_group_tree_result18[1]  # reductions.py:30
     tk_v_group_reduce_ret17 = tk_v_group_tree_ret21  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret17 / Float64(n)) + eps)  # norms.py:181
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(0)  # norms.py:182
-        k[1] = tk_f4  # norms.py:182
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:183
-        tk_v_finish_at25 = base[1] + c[1]  # norms.py:184
-        tk_v_finish_left26 = n - c[1]  # norms.py:184
-        tk_v_finish_i27 = k[1] * Int32(8)  # norms.py:184
-        if tk_v_finish_left26 >= Int32(8)  # norms.py:149
-            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v28 in Int32(0):Int32(7)  # norms.py:150
-                tk_v_layer_out_i29 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:151
-                tk_v_layer_out_c30 = c[1] + tk_v_finish_v28  # norms.py:151
-                tk_v_layer_out_ret31 = fma((vals[(tk_v_layer_out_i29 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c30 % Int64) + 1], b[(tk_v_layer_out_c30 % Int64) + 1])  # norms.py:135
-                vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = tk_v_layer_out_ret31  # norms.py:151
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret17 / Float64(n)) + eps)  # norms.py:182
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(0)  # norms.py:183
+        k[1] = tk_f4  # norms.py:183
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:184
+        tk_v_finish_at25 = base[1] + c[1]  # norms.py:185
+        tk_v_finish_left26 = n - c[1]  # norms.py:185
+        tk_v_finish_i27 = k[1] * Int32(8)  # norms.py:185
+        if tk_v_finish_left26 >= Int32(8)  # norms.py:150
+            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v28 in Int32(0):Int32(7)  # norms.py:151
+                tk_v_layer_out_i29 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:152
+                tk_v_layer_out_c30 = c[1] + tk_v_finish_v28  # norms.py:152
+                tk_v_layer_out_ret31 = fma((vals[(tk_v_layer_out_i29 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c30 % Int64) + 1], b[(tk_v_layer_out_c30 % Int64) + 1])  # norms.py:136
+                vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = tk_v_layer_out_ret31  # norms.py:152
             end
         else
-            tk_v_trips1 = UInt32(8)  # norms.py:153
-            if UInt32(0) < tk_v_trips1  # norms.py:153
-                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:153
-                    tk_v_finish_v28 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:153
-                    if tk_v_finish_v28 < tk_v_finish_left26  # norms.py:154
-                        tk_v_layer_out_i32 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:155
-                        tk_v_layer_out_c33 = c[1] + tk_v_finish_v28  # norms.py:155
-                        tk_v_layer_out_ret34 = fma((vals[(tk_v_layer_out_i32 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c33 % Int64) + 1], b[(tk_v_layer_out_c33 % Int64) + 1])  # norms.py:135
-                        vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = tk_v_layer_out_ret34  # norms.py:155
+            tk_v_trips1 = UInt32(8)  # norms.py:154
+            if UInt32(0) < tk_v_trips1  # norms.py:154
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:154
+                    tk_v_finish_v28 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:154
+                    if tk_v_finish_v28 < tk_v_finish_left26  # norms.py:155
+                        tk_v_layer_out_i32 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:156
+                        tk_v_layer_out_c33 = c[1] + tk_v_finish_v28  # norms.py:156
+                        tk_v_layer_out_ret34 = fma((vals[(tk_v_layer_out_i32 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c33 % Int64) + 1], b[(tk_v_layer_out_c33 % Int64) + 1])  # norms.py:136
+                        vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = tk_v_layer_out_ret34  # norms.py:156
                     end
                 end
             end
@@ -1459,71 +1563,71 @@ end
             end
         end
     end
-    if lane[1] == Int32(0)  # norms.py:185
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:186
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:187
+    if lane[1] == Int32(0)  # norms.py:186
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:187
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:188
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_584dc265)) = 256  # norms.py:164
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_bb641679)) = 256  # norms.py:165
 
 # Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_277b4a94(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:164
-    tk_gi = @index(Global, Linear)  # norms.py:164
-    tk_li = @index(Local, Linear)  # norms.py:164
-    vals = @private Float64 (16,)  # norms.py:164
-    tk_v_group_reduce_smem7 = @localmem Float64 (256,)  # norms.py:164
-    tk_v_group_reduce_smem16 = @localmem Float64 (256,)  # norms.py:164
-    tk_u = @localmem Bool (2,)  # norms.py:164
-    r = @private Int32 (1,)  # norms.py:164
-    lane = @private Int32 (1,)  # norms.py:164
-    base = @private Int32 (1,)  # norms.py:164
-    k = @private Int32 (1,)  # norms.py:164
-    c = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_tid11 = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_stride10 = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_result9 = @private Float64 (1,)  # norms.py:164
-    mu = @private Float64 (1,)  # norms.py:164
-    tk_v_group_tree_tid20 = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_stride19 = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_result18 = @private Float64 (1,)  # norms.py:164
-    local t::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:164
-    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:164
-    local s::Float64 = zero(Float64)  # norms.py:164
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:164
-    local tk_f1::Int32 = zero(Int32)  # norms.py:164
-    local tk_f2::Int32 = zero(Int32)  # norms.py:164
-    r[1] = Int32(0)  # norms.py:164
-    lane[1] = Int32(0)  # norms.py:164
-    base[1] = Int32(0)  # norms.py:164
-    k[1] = Int32(0)  # norms.py:164
-    c[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_tid11[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_stride10[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_result9[1] = Float64(0.0)  # norms.py:164
-    mu[1] = Float64(0.0)  # norms.py:164
-    tk_v_group_tree_tid20[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_stride19[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_result18[1] = Float64(0.0)  # norms.py:164
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:165
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:166
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:166
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:166
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:167
-    tk_v_row_start_ret1 = r[1] * n  # softmax.py:92
-    base[1] = tk_v_row_start_ret1  # norms.py:168
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:170
-        k[1] = tk_f1  # norms.py:170
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:171
-        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:172
-        tk_v_take_at3 = base[1] + c[1]  # norms.py:172
-        tk_v_take_left4 = n - c[1]  # norms.py:172
-        tk_v_take_fill5 = 0.0f0  # norms.py:172
+@kernel function tk_layer_norm_cached_0f86cf37(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:165
+    tk_gi = @index(Global, Linear)  # norms.py:165
+    tk_li = @index(Local, Linear)  # norms.py:165
+    vals = @private Float64 (16,)  # norms.py:165
+    tk_v_group_reduce_smem7 = @localmem Float64 (256,)  # norms.py:165
+    tk_v_group_reduce_smem16 = @localmem Float64 (256,)  # norms.py:165
+    tk_u = @localmem Bool (2,)  # norms.py:165
+    r = @private Int32 (1,)  # norms.py:165
+    lane = @private Int32 (1,)  # norms.py:165
+    base = @private Int32 (1,)  # norms.py:165
+    k = @private Int32 (1,)  # norms.py:165
+    c = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_result9 = @private Float64 (1,)  # norms.py:165
+    mu = @private Float64 (1,)  # norms.py:165
+    tk_v_group_tree_tid20 = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_stride19 = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_result18 = @private Float64 (1,)  # norms.py:165
+    local t::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:165
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:165
+    local s::Float64 = zero(Float64)  # norms.py:165
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:165
+    local tk_f1::Int32 = zero(Int32)  # norms.py:165
+    local tk_f2::Int32 = zero(Int32)  # norms.py:165
+    r[1] = Int32(0)  # norms.py:165
+    lane[1] = Int32(0)  # norms.py:165
+    base[1] = Int32(0)  # norms.py:165
+    k[1] = Int32(0)  # norms.py:165
+    c[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_tid11[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_stride10[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_result9[1] = Float64(0.0)  # norms.py:165
+    mu[1] = Float64(0.0)  # norms.py:165
+    tk_v_group_tree_tid20[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_stride19[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_result18[1] = Float64(0.0)  # norms.py:165
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:166
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:167
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:167
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:167
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:168
+    tk_v_row_start_ret1 = r[1] * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # norms.py:169
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:171
+        k[1] = tk_f1  # norms.py:171
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:172
+        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:173
+        tk_v_take_at3 = base[1] + c[1]  # norms.py:173
+        tk_v_take_left4 = n - c[1]  # norms.py:173
+        tk_v_take_fill5 = 0.0f0  # norms.py:173
         if tk_v_take_left4 >= Int32(8)  # _steps.py:22
             KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                 vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -1534,10 +1638,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_584dc265)) = 256  # n
             end
         end
     end
-    s = Float64(0.0)  # norms.py:173
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:174
-        k[1] = tk_f2  # norms.py:174
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:175
+    s = Float64(0.0)  # norms.py:174
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:175
+        k[1] = tk_f2  # norms.py:175
+        s = s + vals[(k[1] % Int64) + 1]  # norms.py:176
     end
     tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = s  # reductions.py:20
@@ -1576,15 +1680,15 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_584dc265)) = 256  # n
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
     tk_v_group_reduce_ret8 = tk_v_group_tree_ret12  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret8 / Float64(n)  # norms.py:176
-    q = Float64(0.0)  # norms.py:177
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # norms.py:178
-        k[1] = tk_f3  # norms.py:178
-        tk_v_cse5 = rem(k[1], Int32(8))  # norms.py:179
-        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0))  # norms.py:179
-        tk_v_cse7 = div(k[1], Int32(8))  # norms.py:179
-        d = ((((lane[1] + (ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7) * Int32(256))) * Int32(8)) + ifelse(tk_v_cse6, tk_v_cse5 + Int32(8), tk_v_cse5)) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:179
-        q = fma(d, d, q)  # norms.py:180
+    mu[1] = tk_v_group_reduce_ret8 / Float64(n)  # norms.py:177
+    q = Float64(0.0)  # norms.py:178
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # norms.py:179
+        k[1] = tk_f3  # norms.py:179
+        tk_v_cse5 = rem(k[1], Int32(8))  # norms.py:180
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0))  # norms.py:180
+        tk_v_cse7 = div(k[1], Int32(8))  # norms.py:180
+        d = ((((lane[1] + (ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7) * Int32(256))) * Int32(8)) + ifelse(tk_v_cse6, tk_v_cse5 + Int32(8), tk_v_cse5)) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:180
+        q = fma(d, d, q)  # norms.py:181
     end
     tk_v_group_tree_tid20[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem16[(tk_v_group_tree_tid20[1] % Int64) + 1] = q  # reductions.py:20
@@ -1634,30 +1738,30 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_584dc265)) = 256  # n
     local tk_f4::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret21 = tk_v_group_tree_result18[1]  # reductions.py:30
     tk_v_group_reduce_ret17 = tk_v_group_tree_ret21  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret17 / Float64(n)) + eps)  # norms.py:181
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(1)  # norms.py:182
-        k[1] = tk_f4  # norms.py:182
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:183
-        tk_v_finish_at25 = base[1] + c[1]  # norms.py:184
-        tk_v_finish_left26 = n - c[1]  # norms.py:184
-        tk_v_finish_i27 = k[1] * Int32(8)  # norms.py:184
-        if tk_v_finish_left26 >= Int32(8)  # norms.py:149
-            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v28 in Int32(0):Int32(7)  # norms.py:150
-                tk_v_layer_out_i29 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:151
-                tk_v_layer_out_c30 = c[1] + tk_v_finish_v28  # norms.py:151
-                tk_v_layer_out_ret31 = fma((vals[(tk_v_layer_out_i29 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c30 % Int64) + 1], b[(tk_v_layer_out_c30 % Int64) + 1])  # norms.py:135
-                vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = tk_v_layer_out_ret31  # norms.py:151
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret17 / Float64(n)) + eps)  # norms.py:182
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(1)  # norms.py:183
+        k[1] = tk_f4  # norms.py:183
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:184
+        tk_v_finish_at25 = base[1] + c[1]  # norms.py:185
+        tk_v_finish_left26 = n - c[1]  # norms.py:185
+        tk_v_finish_i27 = k[1] * Int32(8)  # norms.py:185
+        if tk_v_finish_left26 >= Int32(8)  # norms.py:150
+            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v28 in Int32(0):Int32(7)  # norms.py:151
+                tk_v_layer_out_i29 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:152
+                tk_v_layer_out_c30 = c[1] + tk_v_finish_v28  # norms.py:152
+                tk_v_layer_out_ret31 = fma((vals[(tk_v_layer_out_i29 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c30 % Int64) + 1], b[(tk_v_layer_out_c30 % Int64) + 1])  # norms.py:136
+                vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = tk_v_layer_out_ret31  # norms.py:152
             end
         else
-            tk_v_trips1 = UInt32(8)  # norms.py:153
-            if UInt32(0) < tk_v_trips1  # norms.py:153
-                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:153
-                    tk_v_finish_v28 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:153
-                    if tk_v_finish_v28 < tk_v_finish_left26  # norms.py:154
-                        tk_v_layer_out_i32 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:155
-                        tk_v_layer_out_c33 = c[1] + tk_v_finish_v28  # norms.py:155
-                        tk_v_layer_out_ret34 = fma((vals[(tk_v_layer_out_i32 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c33 % Int64) + 1], b[(tk_v_layer_out_c33 % Int64) + 1])  # norms.py:135
-                        vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = tk_v_layer_out_ret34  # norms.py:155
+            tk_v_trips1 = UInt32(8)  # norms.py:154
+            if UInt32(0) < tk_v_trips1  # norms.py:154
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:154
+                    tk_v_finish_v28 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:154
+                    if tk_v_finish_v28 < tk_v_finish_left26  # norms.py:155
+                        tk_v_layer_out_i32 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:156
+                        tk_v_layer_out_c33 = c[1] + tk_v_finish_v28  # norms.py:156
+                        tk_v_layer_out_ret34 = fma((vals[(tk_v_layer_out_i32 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c33 % Int64) + 1], b[(tk_v_layer_out_c33 % Int64) + 1])  # norms.py:136
+                        vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = tk_v_layer_out_ret34  # norms.py:156
                     end
                 end
             end
@@ -1678,71 +1782,71 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_584dc265)) = 256  # n
             end
         end
     end
-    if lane[1] == Int32(0)  # norms.py:185
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:186
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:187
+    if lane[1] == Int32(0)  # norms.py:186
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:187
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:188
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_277b4a94)) = 256  # norms.py:164
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_0f86cf37)) = 256  # norms.py:165
 
 # Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_e4383ecf(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:164
-    tk_gi = @index(Global, Linear)  # norms.py:164
-    tk_li = @index(Local, Linear)  # norms.py:164
-    vals = @private Float64 (32,)  # norms.py:164
-    tk_v_group_reduce_smem7 = @localmem Float64 (256,)  # norms.py:164
-    tk_v_group_reduce_smem16 = @localmem Float64 (256,)  # norms.py:164
-    tk_u = @localmem Bool (2,)  # norms.py:164
-    r = @private Int32 (1,)  # norms.py:164
-    lane = @private Int32 (1,)  # norms.py:164
-    base = @private Int32 (1,)  # norms.py:164
-    k = @private Int32 (1,)  # norms.py:164
-    c = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_tid11 = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_stride10 = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_result9 = @private Float64 (1,)  # norms.py:164
-    mu = @private Float64 (1,)  # norms.py:164
-    tk_v_group_tree_tid20 = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_stride19 = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_result18 = @private Float64 (1,)  # norms.py:164
-    local t::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:164
-    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:164
-    local s::Float64 = zero(Float64)  # norms.py:164
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:164
-    local tk_f1::Int32 = zero(Int32)  # norms.py:164
-    local tk_f2::Int32 = zero(Int32)  # norms.py:164
-    r[1] = Int32(0)  # norms.py:164
-    lane[1] = Int32(0)  # norms.py:164
-    base[1] = Int32(0)  # norms.py:164
-    k[1] = Int32(0)  # norms.py:164
-    c[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_tid11[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_stride10[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_result9[1] = Float64(0.0)  # norms.py:164
-    mu[1] = Float64(0.0)  # norms.py:164
-    tk_v_group_tree_tid20[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_stride19[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_result18[1] = Float64(0.0)  # norms.py:164
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:165
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:166
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:166
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:166
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:167
-    tk_v_row_start_ret1 = r[1] * n  # softmax.py:92
-    base[1] = tk_v_row_start_ret1  # norms.py:168
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:170
-        k[1] = tk_f1  # norms.py:170
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:171
-        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:172
-        tk_v_take_at3 = base[1] + c[1]  # norms.py:172
-        tk_v_take_left4 = n - c[1]  # norms.py:172
-        tk_v_take_fill5 = 0.0f0  # norms.py:172
+@kernel function tk_layer_norm_cached_e06d2999(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:165
+    tk_gi = @index(Global, Linear)  # norms.py:165
+    tk_li = @index(Local, Linear)  # norms.py:165
+    vals = @private Float64 (32,)  # norms.py:165
+    tk_v_group_reduce_smem7 = @localmem Float64 (256,)  # norms.py:165
+    tk_v_group_reduce_smem16 = @localmem Float64 (256,)  # norms.py:165
+    tk_u = @localmem Bool (2,)  # norms.py:165
+    r = @private Int32 (1,)  # norms.py:165
+    lane = @private Int32 (1,)  # norms.py:165
+    base = @private Int32 (1,)  # norms.py:165
+    k = @private Int32 (1,)  # norms.py:165
+    c = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_result9 = @private Float64 (1,)  # norms.py:165
+    mu = @private Float64 (1,)  # norms.py:165
+    tk_v_group_tree_tid20 = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_stride19 = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_result18 = @private Float64 (1,)  # norms.py:165
+    local t::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:165
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:165
+    local s::Float64 = zero(Float64)  # norms.py:165
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:165
+    local tk_f1::Int32 = zero(Int32)  # norms.py:165
+    local tk_f2::Int32 = zero(Int32)  # norms.py:165
+    r[1] = Int32(0)  # norms.py:165
+    lane[1] = Int32(0)  # norms.py:165
+    base[1] = Int32(0)  # norms.py:165
+    k[1] = Int32(0)  # norms.py:165
+    c[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_tid11[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_stride10[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_result9[1] = Float64(0.0)  # norms.py:165
+    mu[1] = Float64(0.0)  # norms.py:165
+    tk_v_group_tree_tid20[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_stride19[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_result18[1] = Float64(0.0)  # norms.py:165
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:166
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:167
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:167
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:167
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:168
+    tk_v_row_start_ret1 = r[1] * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # norms.py:169
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:171
+        k[1] = tk_f1  # norms.py:171
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:172
+        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:173
+        tk_v_take_at3 = base[1] + c[1]  # norms.py:173
+        tk_v_take_left4 = n - c[1]  # norms.py:173
+        tk_v_take_fill5 = 0.0f0  # norms.py:173
         if tk_v_take_left4 >= Int32(8)  # _steps.py:22
             KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                 vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -1753,10 +1857,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_277b4a94)) = 256  # n
             end
         end
     end
-    s = Float64(0.0)  # norms.py:173
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:174
-        k[1] = tk_f2  # norms.py:174
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:175
+    s = Float64(0.0)  # norms.py:174
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:175
+        k[1] = tk_f2  # norms.py:175
+        s = s + vals[(k[1] % Int64) + 1]  # norms.py:176
     end
     tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = s  # reductions.py:20
@@ -1795,15 +1899,15 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_277b4a94)) = 256  # n
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
     tk_v_group_reduce_ret8 = tk_v_group_tree_ret12  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret8 / Float64(n)  # norms.py:176
-    q = Float64(0.0)  # norms.py:177
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # norms.py:178
-        k[1] = tk_f3  # norms.py:178
-        tk_v_cse5 = rem(k[1], Int32(8))  # norms.py:179
-        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0))  # norms.py:179
-        tk_v_cse7 = div(k[1], Int32(8))  # norms.py:179
-        d = ((((lane[1] + (ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7) * Int32(256))) * Int32(8)) + ifelse(tk_v_cse6, tk_v_cse5 + Int32(8), tk_v_cse5)) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:179
-        q = fma(d, d, q)  # norms.py:180
+    mu[1] = tk_v_group_reduce_ret8 / Float64(n)  # norms.py:177
+    q = Float64(0.0)  # norms.py:178
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # norms.py:179
+        k[1] = tk_f3  # norms.py:179
+        tk_v_cse5 = rem(k[1], Int32(8))  # norms.py:180
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0))  # norms.py:180
+        tk_v_cse7 = div(k[1], Int32(8))  # norms.py:180
+        d = ((((lane[1] + (ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7) * Int32(256))) * Int32(8)) + ifelse(tk_v_cse6, tk_v_cse5 + Int32(8), tk_v_cse5)) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:180
+        q = fma(d, d, q)  # norms.py:181
     end
     tk_v_group_tree_tid20[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem16[(tk_v_group_tree_tid20[1] % Int64) + 1] = q  # reductions.py:20
@@ -1853,30 +1957,30 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_277b4a94)) = 256  # n
     local tk_f4::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret21 = tk_v_group_tree_result18[1]  # reductions.py:30
     tk_v_group_reduce_ret17 = tk_v_group_tree_ret21  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret17 / Float64(n)) + eps)  # norms.py:181
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(3)  # norms.py:182
-        k[1] = tk_f4  # norms.py:182
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:183
-        tk_v_finish_at25 = base[1] + c[1]  # norms.py:184
-        tk_v_finish_left26 = n - c[1]  # norms.py:184
-        tk_v_finish_i27 = k[1] * Int32(8)  # norms.py:184
-        if tk_v_finish_left26 >= Int32(8)  # norms.py:149
-            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v28 in Int32(0):Int32(7)  # norms.py:150
-                tk_v_layer_out_i29 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:151
-                tk_v_layer_out_c30 = c[1] + tk_v_finish_v28  # norms.py:151
-                tk_v_layer_out_ret31 = fma((vals[(tk_v_layer_out_i29 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c30 % Int64) + 1], b[(tk_v_layer_out_c30 % Int64) + 1])  # norms.py:135
-                vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = tk_v_layer_out_ret31  # norms.py:151
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret17 / Float64(n)) + eps)  # norms.py:182
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(3)  # norms.py:183
+        k[1] = tk_f4  # norms.py:183
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:184
+        tk_v_finish_at25 = base[1] + c[1]  # norms.py:185
+        tk_v_finish_left26 = n - c[1]  # norms.py:185
+        tk_v_finish_i27 = k[1] * Int32(8)  # norms.py:185
+        if tk_v_finish_left26 >= Int32(8)  # norms.py:150
+            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v28 in Int32(0):Int32(7)  # norms.py:151
+                tk_v_layer_out_i29 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:152
+                tk_v_layer_out_c30 = c[1] + tk_v_finish_v28  # norms.py:152
+                tk_v_layer_out_ret31 = fma((vals[(tk_v_layer_out_i29 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c30 % Int64) + 1], b[(tk_v_layer_out_c30 % Int64) + 1])  # norms.py:136
+                vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = tk_v_layer_out_ret31  # norms.py:152
             end
         else
-            tk_v_trips1 = UInt32(8)  # norms.py:153
-            if UInt32(0) < tk_v_trips1  # norms.py:153
-                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:153
-                    tk_v_finish_v28 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:153
-                    if tk_v_finish_v28 < tk_v_finish_left26  # norms.py:154
-                        tk_v_layer_out_i32 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:155
-                        tk_v_layer_out_c33 = c[1] + tk_v_finish_v28  # norms.py:155
-                        tk_v_layer_out_ret34 = fma((vals[(tk_v_layer_out_i32 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c33 % Int64) + 1], b[(tk_v_layer_out_c33 % Int64) + 1])  # norms.py:135
-                        vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = tk_v_layer_out_ret34  # norms.py:155
+            tk_v_trips1 = UInt32(8)  # norms.py:154
+            if UInt32(0) < tk_v_trips1  # norms.py:154
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:154
+                    tk_v_finish_v28 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:154
+                    if tk_v_finish_v28 < tk_v_finish_left26  # norms.py:155
+                        tk_v_layer_out_i32 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:156
+                        tk_v_layer_out_c33 = c[1] + tk_v_finish_v28  # norms.py:156
+                        tk_v_layer_out_ret34 = fma((vals[(tk_v_layer_out_i32 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c33 % Int64) + 1], b[(tk_v_layer_out_c33 % Int64) + 1])  # norms.py:136
+                        vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = tk_v_layer_out_ret34  # norms.py:156
                     end
                 end
             end
@@ -1897,241 +2001,345 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_277b4a94)) = 256  # n
             end
         end
     end
-    if lane[1] == Int32(0)  # norms.py:185
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:186
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:187
+    if lane[1] == Int32(0)  # norms.py:186
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:187
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:188
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_e4383ecf)) = 256  # norms.py:164
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_e06d2999)) = 256  # norms.py:165
 
 # Tack kernel `_layer_long`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk__layer_long_686c0429(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:216
-    tk_gi = @index(Global, Linear)  # norms.py:216
-    tk_li = @index(Local, Linear)  # norms.py:216
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:216
-    tk_v_group_reduce_smem10 = @localmem Float64 (256,)  # norms.py:216
-    tk_u = @localmem Bool (2,)  # norms.py:216
-    r = @private Int32 (1,)  # norms.py:216
-    lane = @private Int32 (1,)  # norms.py:216
-    base = @private Int32 (1,)  # norms.py:216
-    c = @private Int32 (1,)  # norms.py:216
-    v = @private Int32 (1,)  # norms.py:216
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:216
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:216
-    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:216
-    mu = @private Float64 (1,)  # norms.py:216
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:216
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:216
-    tk_v_group_tree_result12 = @private Float64 (1,)  # norms.py:216
-    local t::Int32 = zero(Int32)  # norms.py:216
-    local s::Float64 = zero(Float64)  # norms.py:216
-    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:216
-    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:216
-    local tk_v_start3::Int64 = zero(Int64)  # norms.py:216
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:216
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:216
-    local tk_f1::Int32 = zero(Int32)  # norms.py:216
-    r[1] = Int32(0)  # norms.py:216
-    lane[1] = Int32(0)  # norms.py:216
-    base[1] = Int32(0)  # norms.py:216
-    c[1] = Int32(0)  # norms.py:216
-    v[1] = Int32(0)  # norms.py:216
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:216
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:216
-    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:216
-    mu[1] = Float64(0.0)  # norms.py:216
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:216
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:216
-    tk_v_group_tree_result12[1] = Float64(0.0)  # norms.py:216
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:217
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:218
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:218
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:218
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:219
-    base[1] = r[1] * n  # norms.py:220
-    s = Float64(0.0)  # norms.py:221
-    tk_v_start3 = (lane[1] * Int32(8)) % Int64  # norms.py:222
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # norms.py:222
-    if UInt32(0) < tk_v_trips1  # norms.py:222
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:222
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(2048))) % Int32  # norms.py:222
-            KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # norms.py:223
-                v[1] = tk_f1  # norms.py:223
-                if (c[1] + v[1]) < n  # norms.py:224
-                    s = s + x[(((base[1] + c[1]) + v[1]) % Int64) + 1]  # norms.py:225
+@kernel function tk__layer_long_f09b1854(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:217
+    tk_gi = @index(Global, Linear)  # norms.py:217
+    tk_li = @index(Local, Linear)  # norms.py:217
+    vals = @private Float64 (8,)  # norms.py:217
+    tk_v_group_reduce_smem7 = @localmem Float64 (256,)  # norms.py:217
+    tk_v_group_reduce_smem21 = @localmem Float64 (256,)  # norms.py:217
+    tk_u = @localmem Bool (2,)  # norms.py:217
+    r = @private Int32 (1,)  # norms.py:217
+    lane = @private Int32 (1,)  # norms.py:217
+    base = @private Int32 (1,)  # norms.py:217
+    c = @private Int32 (1,)  # norms.py:217
+    v = @private Int32 (1,)  # norms.py:217
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # norms.py:217
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # norms.py:217
+    tk_v_group_tree_result9 = @private Float64 (1,)  # norms.py:217
+    mu = @private Float64 (1,)  # norms.py:217
+    tk_v_group_tree_tid25 = @private Int32 (1,)  # norms.py:217
+    tk_v_group_tree_stride24 = @private Int32 (1,)  # norms.py:217
+    tk_v_group_tree_result23 = @private Float64 (1,)  # norms.py:217
+    local t::Int32 = zero(Int32)  # norms.py:217
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:217
+    local s::Float64 = zero(Float64)  # norms.py:217
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:217
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:217
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:217
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:217
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:217
+    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:217
+    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:217
+    local tk_v_start3::Int64 = zero(Int64)  # norms.py:217
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:217
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:217
+    local tk_f1::Int32 = zero(Int32)  # norms.py:217
+    r[1] = Int32(0)  # norms.py:217
+    lane[1] = Int32(0)  # norms.py:217
+    base[1] = Int32(0)  # norms.py:217
+    c[1] = Int32(0)  # norms.py:217
+    v[1] = Int32(0)  # norms.py:217
+    tk_v_group_tree_tid11[1] = Int32(0)  # norms.py:217
+    tk_v_group_tree_stride10[1] = Int32(0)  # norms.py:217
+    tk_v_group_tree_result9[1] = Float64(0.0)  # norms.py:217
+    mu[1] = Float64(0.0)  # norms.py:217
+    tk_v_group_tree_tid25[1] = Int32(0)  # norms.py:217
+    tk_v_group_tree_stride24[1] = Int32(0)  # norms.py:217
+    tk_v_group_tree_result23[1] = Float64(0.0)  # norms.py:217
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:218
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:219
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:219
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:219
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:220
+    tk_v_row_start_ret1 = r[1] * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # norms.py:221
+    s = Float64(0.0)  # norms.py:223
+    tk_v_start3 = (lane[1] * Int32(8)) % Int64  # norms.py:224
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # norms.py:224
+    if UInt32(0) < tk_v_trips1  # norms.py:224
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:224
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(2048))) % Int32  # norms.py:224
+            tk_v_take_i2 = Int32(0)  # norms.py:225
+            tk_v_take_at3 = base[1] + c[1]  # norms.py:225
+            tk_v_take_left4 = n - c[1]  # norms.py:225
+            tk_v_take_fill5 = 0.0f0  # norms.py:225
+            if tk_v_take_left4 >= Int32(8)  # _steps.py:22
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
+                    vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
                 end
+            else
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:26
+                    vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : Float64(0.0)  # _steps.py:27
+                end
+            end
+            KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # norms.py:226
+                v[1] = tk_f1  # norms.py:226
+                s = s + vals[(v[1] % Int64) + 1]  # norms.py:227
             end
         end
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
+    tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = s  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride10[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride10[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[1]  # reductions.py:23
-        local tk_v_add_a7::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_b8::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_ret9::Float64 = zero(Float64)  # reductions.py:24
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
+        local tk_v_add_a13::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_b14::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_ret15::Float64 = zero(Float64)  # reductions.py:24
+        if tk_v_group_tree_tid11[1] < tk_v_group_tree_stride10[1]  # reductions.py:24
+            tk_v_add_a13 = tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b14 = tk_v_group_reduce_smem7[((tk_v_group_tree_tid11[1] + tk_v_group_tree_stride10[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret15 = tk_v_add_a13 + tk_v_add_b14  # combine.py:18
+            tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = tk_v_add_ret15  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        tk_v_cse3 = rem(tk_v_group_tree_stride10[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride10[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride10[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride10[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:28
+    tk_v_group_tree_result9[1] = tk_v_group_reduce_smem7[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret6::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_group_reduce_ret2::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_tree_ret12::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_ret8::Float64 = zero(Float64)  # reductions.py:30
     local q::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_take_i16::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_at17::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_left18::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_fill19::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_take_v20::Int32 = zero(Int32)  # reductions.py:30
     local d::Float64 = zero(Float64)  # reductions.py:30
     local tk_v_trips4::UInt32 = zero(UInt32)  # reductions.py:30
     local tk_v_k5::UInt32 = zero(UInt32)  # reductions.py:30
     local tk_v_start6::Int64 = zero(Int64)  # reductions.py:30
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:226
-    q = Float64(0.0)  # norms.py:227
-    tk_v_start6 = (lane[1] * Int32(8)) % Int64  # norms.py:228
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # norms.py:228
-    if UInt32(0) < tk_v_trips4  # norms.py:228
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:228
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(2048))) % Int32  # norms.py:228
-            KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:229
-                v[1] = tk_f2  # norms.py:229
-                if (c[1] + v[1]) < n  # norms.py:230
-                    d = x[(((base[1] + c[1]) + v[1]) % Int64) + 1] - mu[1]  # norms.py:231
-                    q = fma(d, d, q)  # norms.py:232
+    tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
+    tk_v_group_reduce_ret8 = tk_v_group_tree_ret12  # reductions.py:38
+    mu[1] = tk_v_group_reduce_ret8 / Float64(n)  # norms.py:228
+    q = Float64(0.0)  # norms.py:229
+    tk_v_start6 = (lane[1] * Int32(8)) % Int64  # norms.py:230
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # norms.py:230
+    if UInt32(0) < tk_v_trips4  # norms.py:230
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:230
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(2048))) % Int32  # norms.py:230
+            tk_v_take_i16 = Int32(0)  # norms.py:231
+            tk_v_take_at17 = base[1] + c[1]  # norms.py:231
+            tk_v_take_left18 = n - c[1]  # norms.py:231
+            tk_v_take_fill19 = 0.0f0  # norms.py:231
+            if tk_v_take_left18 >= Int32(8)  # _steps.py:22
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v20 in Int32(0):Int32(7)  # _steps.py:23
+                    vals[((tk_v_take_i16 + tk_v_take_v20) % Int64) + 1] = x[((tk_v_take_at17 + tk_v_take_v20) % Int64) + 1]  # _steps.py:24
                 end
+            else
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v20 in Int32(0):Int32(7)  # _steps.py:26
+                    vals[((tk_v_take_i16 + tk_v_take_v20) % Int64) + 1] = (tk_v_take_v20 < tk_v_take_left18) ? x[((tk_v_take_at17 + tk_v_take_v20) % Int64) + 1] : Float64(0.0)  # _steps.py:27
+                end
+            end
+            KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:232
+                v[1] = tk_f2  # norms.py:232
+                d = ((c[1] + v[1]) < n) ? (vals[(v[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:233
+                q = fma(d, d, q)  # norms.py:234
             end
         end
     end
-    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
+    tk_v_group_tree_tid25[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem21[(tk_v_group_tree_tid25[1] % Int64) + 1] = q  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
-    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride24[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride24[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[2]  # reductions.py:23
-        local tk_v_add_a16::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_b17::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_ret18::Float64 = zero(Float64)  # reductions.py:24
-        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
-            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
-            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
+        local tk_v_add_a27::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_b28::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_ret29::Float64 = zero(Float64)  # reductions.py:24
+        if tk_v_group_tree_tid25[1] < tk_v_group_tree_stride24[1]  # reductions.py:24
+            tk_v_add_a27 = tk_v_group_reduce_smem21[(tk_v_group_tree_tid25[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b28 = tk_v_group_reduce_smem21[((tk_v_group_tree_tid25[1] + tk_v_group_tree_stride24[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret29 = tk_v_add_a27 + tk_v_add_b28  # combine.py:18
+            tk_v_group_reduce_smem21[(tk_v_group_tree_tid25[1] % Int64) + 1] = tk_v_add_ret29  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
-        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+        tk_v_cse5 = rem(tk_v_group_tree_stride24[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride24[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride24[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride24[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:28
+    tk_v_group_tree_result23[1] = tk_v_group_reduce_smem21[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret15::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_group_reduce_ret11::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_tree_ret26::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_ret22::Float64 = zero(Float64)  # reductions.py:30
     local tk_v_inv::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_take_i30::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_at31::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_left32::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_fill33::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_take_v34::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_at35::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_left36::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_i37::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_v38::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_i39::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_c40::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_ret41::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_layer_out_i42::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_c43::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_ret44::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_put_v45::Int32 = zero(Int32)  # reductions.py:30
     local tk_v_trips7::UInt32 = zero(UInt32)  # reductions.py:30
     local tk_v_k8::UInt32 = zero(UInt32)  # reductions.py:30
-    local tk_v_start9::Int64 = zero(Int64)  # reductions.py:30
-    local tk_v_cse7::Int64 = zero(Int64)  # reductions.py:30
-    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
-    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:233
-    tk_v_start9 = lane[1] % Int64  # norms.py:234
-    tk_v_trips7 = div((max((n % Int64) - tk_v_start9, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:234
-    if UInt32(0) < tk_v_trips7  # norms.py:234
-        for outer tk_v_k8 in UInt32(0):(tk_v_trips7 - UInt32(1))  # norms.py:234
-            c[1] = (tk_v_start9 + ((tk_v_k8 % Int64) * Int64(256))) % Int32  # norms.py:234
-            tk_v_cse7 = (base[1] + c[1]) % Int64  # norms.py:235
-            y[tk_v_cse7 + 1] = fma((x[tk_v_cse7 + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:235
+    local tk_v_trips9::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k10::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_trips11::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k12::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_start13::Int64 = zero(Int64)  # reductions.py:30
+    tk_v_group_tree_ret26 = tk_v_group_tree_result23[1]  # reductions.py:30
+    tk_v_group_reduce_ret22 = tk_v_group_tree_ret26  # reductions.py:38
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret22 / Float64(n)) + eps)  # norms.py:235
+    tk_v_start13 = (lane[1] * Int32(8)) % Int64  # norms.py:236
+    tk_v_trips11 = div((max((n % Int64) - tk_v_start13, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # norms.py:236
+    if UInt32(0) < tk_v_trips11  # norms.py:236
+        for outer tk_v_k12 in UInt32(0):(tk_v_trips11 - UInt32(1))  # norms.py:236
+            c[1] = (tk_v_start13 + ((tk_v_k12 % Int64) * Int64(2048))) % Int32  # norms.py:236
+            tk_v_take_i30 = Int32(0)  # norms.py:237
+            tk_v_take_at31 = base[1] + c[1]  # norms.py:237
+            tk_v_take_left32 = n - c[1]  # norms.py:237
+            tk_v_take_fill33 = 0.0f0  # norms.py:237
+            if tk_v_take_left32 >= Int32(8)  # _steps.py:22
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v34 in Int32(0):Int32(7)  # _steps.py:23
+                    vals[((tk_v_take_i30 + tk_v_take_v34) % Int64) + 1] = x[((tk_v_take_at31 + tk_v_take_v34) % Int64) + 1]  # _steps.py:24
+                end
+            else
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v34 in Int32(0):Int32(7)  # _steps.py:26
+                    vals[((tk_v_take_i30 + tk_v_take_v34) % Int64) + 1] = (tk_v_take_v34 < tk_v_take_left32) ? x[((tk_v_take_at31 + tk_v_take_v34) % Int64) + 1] : Float64(0.0)  # _steps.py:27
+                end
+            end
+            tk_v_finish_at35 = base[1] + c[1]  # norms.py:238
+            tk_v_finish_left36 = n - c[1]  # norms.py:238
+            tk_v_finish_i37 = Int32(0)  # norms.py:238
+            if tk_v_finish_left36 >= Int32(8)  # norms.py:150
+                KernelAbstractions.Extras.@unroll for outer tk_v_finish_v38 in Int32(0):Int32(7)  # norms.py:151
+                    tk_v_layer_out_i39 = tk_v_finish_i37 + tk_v_finish_v38  # norms.py:152
+                    tk_v_layer_out_c40 = c[1] + tk_v_finish_v38  # norms.py:152
+                    tk_v_layer_out_ret41 = fma((vals[(tk_v_layer_out_i39 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c40 % Int64) + 1], b[(tk_v_layer_out_c40 % Int64) + 1])  # norms.py:136
+                    vals[((tk_v_finish_i37 + tk_v_finish_v38) % Int64) + 1] = tk_v_layer_out_ret41  # norms.py:152
+                end
+            else
+                tk_v_trips7 = UInt32(8)  # norms.py:154
+                if UInt32(0) < tk_v_trips7  # norms.py:154
+                    KernelAbstractions.Extras.@unroll for outer tk_v_k8 in UInt32(0):(tk_v_trips7 - UInt32(1))  # norms.py:154
+                        tk_v_finish_v38 = (Int64(7) + ((tk_v_k8 % Int64) * Int64(-1))) % Int32  # norms.py:154
+                        if tk_v_finish_v38 < tk_v_finish_left36  # norms.py:155
+                            tk_v_layer_out_i42 = tk_v_finish_i37 + tk_v_finish_v38  # norms.py:156
+                            tk_v_layer_out_c43 = c[1] + tk_v_finish_v38  # norms.py:156
+                            tk_v_layer_out_ret44 = fma((vals[(tk_v_layer_out_i42 % Int64) + 1] - mu[1]) * tk_v_inv, w[(tk_v_layer_out_c43 % Int64) + 1], b[(tk_v_layer_out_c43 % Int64) + 1])  # norms.py:136
+                            vals[((tk_v_finish_i37 + tk_v_finish_v38) % Int64) + 1] = tk_v_layer_out_ret44  # norms.py:156
+                        end
+                    end
+                end
+            end
+            if tk_v_finish_left36 >= Int32(8)  # _steps.py:33
+                KernelAbstractions.Extras.@unroll for outer tk_v_put_v45 in Int32(0):Int32(7)  # _steps.py:34
+                    y[((tk_v_finish_at35 + tk_v_put_v45) % Int64) + 1] = vals[((tk_v_finish_i37 + tk_v_put_v45) % Int64) + 1]  # _steps.py:35
+                end
+            else
+                tk_v_trips9 = UInt32(8)  # _steps.py:37
+                if UInt32(0) < tk_v_trips9  # _steps.py:37
+                    KernelAbstractions.Extras.@unroll for outer tk_v_k10 in UInt32(0):(tk_v_trips9 - UInt32(1))  # _steps.py:37
+                        tk_v_put_v45 = (Int64(7) + ((tk_v_k10 % Int64) * Int64(-1))) % Int32  # _steps.py:37
+                        if tk_v_put_v45 < tk_v_finish_left36  # _steps.py:38
+                            y[((tk_v_finish_at35 + tk_v_put_v45) % Int64) + 1] = vals[((tk_v_finish_i37 + tk_v_put_v45) % Int64) + 1]  # _steps.py:39
+                        end
+                    end
+                end
+            end
         end
     end
-    if lane[1] == Int32(0)  # norms.py:236
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:237
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:238
+    if lane[1] == Int32(0)  # norms.py:239
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:240
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:241
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_686c0429)) = 256  # norms.py:216
+TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_f09b1854)) = 256  # norms.py:217
 
 # Tack kernel `_layer_rows`, specialization (x: f16[?], w: f16[?], b: f16[?], y: f16[?], mean: f16[?], rstd: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__layer_rows_f6d18b3d(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:33
-    tk_gi = @index(Global, Linear)  # norms.py:33
-    tk_v_row_fold_f32_acc3 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:33
-    tk_v_row_fold_f32_acc26 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:33
-    tk_t = Int64(tk_gi) - Int64(1)  # norms.py:33
-    local r::Int32 = zero(Int32)  # norms.py:33
-    local base::Int32 = zero(Int32)  # norms.py:33
-    local tk_v_row_sum_shift1::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # norms.py:33
-    local tk_v_zero_ret9::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # norms.py:33
-    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # norms.py:33
-    local tk_v_add_shifted_acc10::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_shifted_v11::Float16 = zero(Float16)  # norms.py:33
-    local tk_v_add_shifted_ret12::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_shifted_acc13::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_shifted_v14::Float16 = zero(Float16)  # norms.py:33
-    local tk_v_add_shifted_ret15::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_a16::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_b17::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_ret18::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_a19::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_b20::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_ret21::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_a22::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_b23::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_ret24::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_fold_lanes_ret8::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_row_fold_f32_ret4::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_row_sum_ret2::Float32 = zero(Float32)  # norms.py:33
-    local mu::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_fold_lanes_j30::Int32 = zero(Int32)  # norms.py:33
-    local tk_v_zero_ret32::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_fold_lanes_c28::Int64 = zero(Int64)  # norms.py:33
-    local tk_v_fold_lanes_end29::Int64 = zero(Int64)  # norms.py:33
-    local tk_v_add_square_dev_acc33::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_square_dev_v34::Float16 = zero(Float16)  # norms.py:33
-    local tk_v_add_square_dev_d35::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_square_dev_ret36::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_square_dev_acc37::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_square_dev_v38::Float16 = zero(Float16)  # norms.py:33
-    local tk_v_add_square_dev_d39::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_square_dev_ret40::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_a41::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_b42::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_ret43::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_a44::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_b45::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_ret46::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_a47::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_b48::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_add_ret49::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_fold_lanes_ret31::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_row_fold_f32_ret27::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_row_sq_dev_ret25::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_inv::Float32 = zero(Float32)  # norms.py:33
-    local c::Int32 = zero(Int32)  # norms.py:33
-    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:33
-    if tk_t < tk_n  # norms.py:33
-        r = tk_t % Int32  # norms.py:34
-        base = r * n  # norms.py:35
-        tk_v_row_sum_shift1 = 0.0f0  # norms.py:36
+@kernel function tk__layer_rows_b6917fce(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:34
+    tk_gi = @index(Global, Linear)  # norms.py:34
+    tk_v_row_fold_f32_acc3 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:34
+    tk_v_row_fold_f32_acc26 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:34
+    tk_t = Int64(tk_gi) - Int64(1)  # norms.py:34
+    local r::Int32 = zero(Int32)  # norms.py:34
+    local base::Int32 = zero(Int32)  # norms.py:34
+    local tk_v_row_sum_shift1::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # norms.py:34
+    local tk_v_zero_ret9::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # norms.py:34
+    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # norms.py:34
+    local tk_v_add_shifted_acc10::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_shifted_v11::Float16 = zero(Float16)  # norms.py:34
+    local tk_v_add_shifted_ret12::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_shifted_acc13::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_shifted_v14::Float16 = zero(Float16)  # norms.py:34
+    local tk_v_add_shifted_ret15::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_a16::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_b17::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_ret18::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_a19::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_b20::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_ret21::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_a22::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_b23::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_ret24::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_fold_lanes_ret8::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_row_fold_f32_ret4::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_row_sum_ret2::Float32 = zero(Float32)  # norms.py:34
+    local mu::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_fold_lanes_j30::Int32 = zero(Int32)  # norms.py:34
+    local tk_v_zero_ret32::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_fold_lanes_c28::Int64 = zero(Int64)  # norms.py:34
+    local tk_v_fold_lanes_end29::Int64 = zero(Int64)  # norms.py:34
+    local tk_v_add_square_dev_acc33::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_square_dev_v34::Float16 = zero(Float16)  # norms.py:34
+    local tk_v_add_square_dev_d35::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_square_dev_ret36::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_square_dev_acc37::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_square_dev_v38::Float16 = zero(Float16)  # norms.py:34
+    local tk_v_add_square_dev_d39::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_square_dev_ret40::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_a41::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_b42::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_ret43::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_a44::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_b45::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_ret46::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_a47::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_b48::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_ret49::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_fold_lanes_ret31::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_row_fold_f32_ret27::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_row_sq_dev_ret25::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_inv::Float32 = zero(Float32)  # norms.py:34
+    local c::Int32 = zero(Int32)  # norms.py:34
+    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:34
+    if tk_t < tk_n  # norms.py:34
+        r = tk_t % Int32  # norms.py:35
+        base = r * n  # norms.py:36
+        tk_v_row_sum_shift1 = 0.0f0  # norms.py:37
         KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:41
             tk_v_zero_ret9 = 0.0f0  # _rowsum.py:61
             tk_v_row_fold_f32_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = 0.0f0  # _rowsum.py:42
@@ -2172,7 +2380,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_686c0429)) = 256  # norms.p
         tk_v_fold_lanes_ret8 = tk_v_add_ret24  # _rowsum.py:56
         tk_v_row_fold_f32_ret4 = tk_v_fold_lanes_ret8  # _rowsum.py:36
         tk_v_row_sum_ret2 = tk_v_row_fold_f32_ret4  # _rowsum.py:89
-        mu = tk_v_row_sum_ret2 / Float32(n)  # norms.py:36
+        mu = tk_v_row_sum_ret2 / Float32(n)  # norms.py:37
         KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j30 in Int32(0):Int32(7)  # _rowsum.py:41
             tk_v_zero_ret32 = 0.0f0  # _rowsum.py:61
             tk_v_row_fold_f32_acc26[(tk_v_fold_lanes_j30 % Int64) + 1] = 0.0f0  # _rowsum.py:42
@@ -2215,76 +2423,76 @@ TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_686c0429)) = 256  # norms.p
         tk_v_fold_lanes_ret31 = tk_v_add_ret49  # _rowsum.py:56
         tk_v_row_fold_f32_ret27 = tk_v_fold_lanes_ret31  # _rowsum.py:36
         tk_v_row_sq_dev_ret25 = tk_v_row_fold_f32_ret27  # _rowsum.py:95
-        tk_v_inv = 1.0f0 / tk_sqrt((tk_v_row_sq_dev_ret25 / Float32(n)) + eps)  # norms.py:37
-        if Int32(0) < n  # norms.py:38
-            for outer c in Int32(0):(n - Int32(1))  # norms.py:38
-                tk_v_cse1 = (base + c) % Int64  # norms.py:39
-                y[tk_v_cse1 + 1] = Float16(fma((Float32(x[tk_v_cse1 + 1]) - mu) * tk_v_inv, Float32(w[(c % Int64) + 1]), Float32(b[(c % Int64) + 1])))  # norms.py:39
+        tk_v_inv = 1.0f0 / tk_sqrt((tk_v_row_sq_dev_ret25 / Float32(n)) + eps)  # norms.py:38
+        if Int32(0) < n  # norms.py:39
+            for outer c in Int32(0):(n - Int32(1))  # norms.py:39
+                tk_v_cse1 = (base + c) % Int64  # norms.py:40
+                y[tk_v_cse1 + 1] = Float16(fma((Float32(x[tk_v_cse1 + 1]) - mu) * tk_v_inv, Float32(w[(c % Int64) + 1]), Float32(b[(c % Int64) + 1])))  # norms.py:40
             end
         end
-        mean[(r % Int64) + 1] = Float16(mu)  # norms.py:40
-        rstd[(r % Int64) + 1] = Float16(tk_v_inv)  # norms.py:41
+        mean[(r % Int64) + 1] = Float16(mu)  # norms.py:41
+        rstd[(r % Int64) + 1] = Float16(tk_v_inv)  # norms.py:42
     end
 end
 
 # Tack kernel `layer_norm_cached`, specialization (x: f16[?], w: f16[?], b: f16[?], y: f16[?], mean: f16[?], rstd: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_2e78b701(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:164
-    tk_gi = @index(Global, Linear)  # norms.py:164
-    tk_li = @index(Local, Linear)  # norms.py:164
-    vals = @private Float16 (8,)  # norms.py:164
-    tk_v_group_reduce_f32_smem7 = @localmem Float32 (256,)  # norms.py:164
-    tk_v_group_reduce_f32_smem16 = @localmem Float32 (256,)  # norms.py:164
-    tk_u = @localmem Bool (2,)  # norms.py:164
-    r = @private Int32 (1,)  # norms.py:164
-    lane = @private Int32 (1,)  # norms.py:164
-    base = @private Int32 (1,)  # norms.py:164
-    k = @private Int32 (1,)  # norms.py:164
-    c = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_tid11 = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_stride10 = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_result9 = @private Float32 (1,)  # norms.py:164
-    mu = @private Float32 (1,)  # norms.py:164
-    tk_v_group_tree_tid20 = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_stride19 = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_result18 = @private Float32 (1,)  # norms.py:164
-    local t::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:164
-    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:164
-    local s::Float32 = zero(Float32)  # norms.py:164
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:164
-    local tk_f1::Int32 = zero(Int32)  # norms.py:164
-    local tk_f2::Int32 = zero(Int32)  # norms.py:164
-    r[1] = Int32(0)  # norms.py:164
-    lane[1] = Int32(0)  # norms.py:164
-    base[1] = Int32(0)  # norms.py:164
-    k[1] = Int32(0)  # norms.py:164
-    c[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_tid11[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_stride10[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_result9[1] = 0.0f0  # norms.py:164
-    mu[1] = 0.0f0  # norms.py:164
-    tk_v_group_tree_tid20[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_stride19[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_result18[1] = 0.0f0  # norms.py:164
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:165
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:166
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:166
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:166
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:167
-    tk_v_row_start_ret1 = r[1] * n  # softmax.py:92
-    base[1] = tk_v_row_start_ret1  # norms.py:168
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:170
-        k[1] = tk_f1  # norms.py:170
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:171
-        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:172
-        tk_v_take_at3 = base[1] + c[1]  # norms.py:172
-        tk_v_take_left4 = n - c[1]  # norms.py:172
-        tk_v_take_fill5 = 0.0f0  # norms.py:172
+@kernel function tk_layer_norm_cached_c0f63d56(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:165
+    tk_gi = @index(Global, Linear)  # norms.py:165
+    tk_li = @index(Local, Linear)  # norms.py:165
+    vals = @private Float16 (8,)  # norms.py:165
+    tk_v_group_reduce_f32_smem7 = @localmem Float32 (256,)  # norms.py:165
+    tk_v_group_reduce_f32_smem16 = @localmem Float32 (256,)  # norms.py:165
+    tk_u = @localmem Bool (2,)  # norms.py:165
+    r = @private Int32 (1,)  # norms.py:165
+    lane = @private Int32 (1,)  # norms.py:165
+    base = @private Int32 (1,)  # norms.py:165
+    k = @private Int32 (1,)  # norms.py:165
+    c = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_result9 = @private Float32 (1,)  # norms.py:165
+    mu = @private Float32 (1,)  # norms.py:165
+    tk_v_group_tree_tid20 = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_stride19 = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_result18 = @private Float32 (1,)  # norms.py:165
+    local t::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:165
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:165
+    local s::Float32 = zero(Float32)  # norms.py:165
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:165
+    local tk_f1::Int32 = zero(Int32)  # norms.py:165
+    local tk_f2::Int32 = zero(Int32)  # norms.py:165
+    r[1] = Int32(0)  # norms.py:165
+    lane[1] = Int32(0)  # norms.py:165
+    base[1] = Int32(0)  # norms.py:165
+    k[1] = Int32(0)  # norms.py:165
+    c[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_tid11[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_stride10[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_result9[1] = 0.0f0  # norms.py:165
+    mu[1] = 0.0f0  # norms.py:165
+    tk_v_group_tree_tid20[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_stride19[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_result18[1] = 0.0f0  # norms.py:165
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:166
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:167
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:167
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:167
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:168
+    tk_v_row_start_ret1 = r[1] * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # norms.py:169
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:171
+        k[1] = tk_f1  # norms.py:171
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:172
+        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:173
+        tk_v_take_at3 = base[1] + c[1]  # norms.py:173
+        tk_v_take_left4 = n - c[1]  # norms.py:173
+        tk_v_take_fill5 = 0.0f0  # norms.py:173
         if tk_v_take_left4 >= Int32(8)  # _steps.py:22
             KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                 vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -2295,10 +2503,10 @@ end
             end
         end
     end
-    s = 0.0f0  # norms.py:173
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:174
-        k[1] = tk_f2  # norms.py:174
-        s = s + Float32(vals[(k[1] % Int64) + 1])  # norms.py:175
+    s = 0.0f0  # norms.py:174
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:175
+        k[1] = tk_f2  # norms.py:175
+        s = s + Float32(vals[(k[1] % Int64) + 1])  # norms.py:176
     end
     tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = s  # reductions.py:20
@@ -2337,15 +2545,15 @@ end
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret8 = tk_v_group_tree_ret12  # reductions.py:46
-    mu[1] = tk_v_group_reduce_f32_ret8 / Float32(n)  # norms.py:176
-    q = 0.0f0  # norms.py:177
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # norms.py:178
-        k[1] = tk_f3  # norms.py:178
-        tk_v_cse5 = rem(k[1], Int32(8))  # norms.py:179
-        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0))  # norms.py:179
-        tk_v_cse7 = div(k[1], Int32(8))  # norms.py:179
-        d = ((((lane[1] + (ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7) * Int32(256))) * Int32(8)) + ifelse(tk_v_cse6, tk_v_cse5 + Int32(8), tk_v_cse5)) < n) ? (Float32(vals[(k[1] % Int64) + 1]) - mu[1]) : 0.0f0  # norms.py:179
-        q = fma(d, d, q)  # norms.py:180
+    mu[1] = tk_v_group_reduce_f32_ret8 / Float32(n)  # norms.py:177
+    q = 0.0f0  # norms.py:178
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # norms.py:179
+        k[1] = tk_f3  # norms.py:179
+        tk_v_cse5 = rem(k[1], Int32(8))  # norms.py:180
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0))  # norms.py:180
+        tk_v_cse7 = div(k[1], Int32(8))  # norms.py:180
+        d = ((((lane[1] + (ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7) * Int32(256))) * Int32(8)) + ifelse(tk_v_cse6, tk_v_cse5 + Int32(8), tk_v_cse5)) < n) ? (Float32(vals[(k[1] % Int64) + 1]) - mu[1]) : 0.0f0  # norms.py:180
+        q = fma(d, d, q)  # norms.py:181
     end
     tk_v_group_tree_tid20[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem16[(tk_v_group_tree_tid20[1] % Int64) + 1] = q  # reductions.py:20
@@ -2395,30 +2603,30 @@ end
     local tk_f4::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret21 = tk_v_group_tree_result18[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret17 = tk_v_group_tree_ret21  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret17 / Float32(n)) + eps)  # norms.py:181
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(0)  # norms.py:182
-        k[1] = tk_f4  # norms.py:182
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:183
-        tk_v_finish_at25 = base[1] + c[1]  # norms.py:184
-        tk_v_finish_left26 = n - c[1]  # norms.py:184
-        tk_v_finish_i27 = k[1] * Int32(8)  # norms.py:184
-        if tk_v_finish_left26 >= Int32(8)  # norms.py:149
-            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v28 in Int32(0):Int32(7)  # norms.py:150
-                tk_v_layer_out_i29 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:151
-                tk_v_layer_out_c30 = c[1] + tk_v_finish_v28  # norms.py:151
-                tk_v_layer_out_ret31 = fma((Float32(vals[(tk_v_layer_out_i29 % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(tk_v_layer_out_c30 % Int64) + 1]), Float32(b[(tk_v_layer_out_c30 % Int64) + 1]))  # norms.py:135
-                vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = Float16(tk_v_layer_out_ret31)  # norms.py:151
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret17 / Float32(n)) + eps)  # norms.py:182
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(0)  # norms.py:183
+        k[1] = tk_f4  # norms.py:183
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:184
+        tk_v_finish_at25 = base[1] + c[1]  # norms.py:185
+        tk_v_finish_left26 = n - c[1]  # norms.py:185
+        tk_v_finish_i27 = k[1] * Int32(8)  # norms.py:185
+        if tk_v_finish_left26 >= Int32(8)  # norms.py:150
+            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v28 in Int32(0):Int32(7)  # norms.py:151
+                tk_v_layer_out_i29 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:152
+                tk_v_layer_out_c30 = c[1] + tk_v_finish_v28  # norms.py:152
+                tk_v_layer_out_ret31 = fma((Float32(vals[(tk_v_layer_out_i29 % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(tk_v_layer_out_c30 % Int64) + 1]), Float32(b[(tk_v_layer_out_c30 % Int64) + 1]))  # norms.py:136
+                vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = Float16(tk_v_layer_out_ret31)  # norms.py:152
             end
         else
-            tk_v_trips1 = UInt32(8)  # norms.py:153
-            if UInt32(0) < tk_v_trips1  # norms.py:153
-                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:153
-                    tk_v_finish_v28 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:153
-                    if tk_v_finish_v28 < tk_v_finish_left26  # norms.py:154
-                        tk_v_layer_out_i32 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:155
-                        tk_v_layer_out_c33 = c[1] + tk_v_finish_v28  # norms.py:155
-                        tk_v_layer_out_ret34 = fma((Float32(vals[(tk_v_layer_out_i32 % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(tk_v_layer_out_c33 % Int64) + 1]), Float32(b[(tk_v_layer_out_c33 % Int64) + 1]))  # norms.py:135
-                        vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = Float16(tk_v_layer_out_ret34)  # norms.py:155
+            tk_v_trips1 = UInt32(8)  # norms.py:154
+            if UInt32(0) < tk_v_trips1  # norms.py:154
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:154
+                    tk_v_finish_v28 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:154
+                    if tk_v_finish_v28 < tk_v_finish_left26  # norms.py:155
+                        tk_v_layer_out_i32 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:156
+                        tk_v_layer_out_c33 = c[1] + tk_v_finish_v28  # norms.py:156
+                        tk_v_layer_out_ret34 = fma((Float32(vals[(tk_v_layer_out_i32 % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(tk_v_layer_out_c33 % Int64) + 1]), Float32(b[(tk_v_layer_out_c33 % Int64) + 1]))  # norms.py:136
+                        vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = Float16(tk_v_layer_out_ret34)  # norms.py:156
                     end
                 end
             end
@@ -2439,71 +2647,71 @@ end
             end
         end
     end
-    if lane[1] == Int32(0)  # norms.py:185
-        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:186
-        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:187
+    if lane[1] == Int32(0)  # norms.py:186
+        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:187
+        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:188
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_2e78b701)) = 256  # norms.py:164
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_c0f63d56)) = 256  # norms.py:165
 
 # Tack kernel `layer_norm_cached`, specialization (x: f16[?], w: f16[?], b: f16[?], y: f16[?], mean: f16[?], rstd: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_445a1285(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:164
-    tk_gi = @index(Global, Linear)  # norms.py:164
-    tk_li = @index(Local, Linear)  # norms.py:164
-    vals = @private Float16 (16,)  # norms.py:164
-    tk_v_group_reduce_f32_smem7 = @localmem Float32 (256,)  # norms.py:164
-    tk_v_group_reduce_f32_smem16 = @localmem Float32 (256,)  # norms.py:164
-    tk_u = @localmem Bool (2,)  # norms.py:164
-    r = @private Int32 (1,)  # norms.py:164
-    lane = @private Int32 (1,)  # norms.py:164
-    base = @private Int32 (1,)  # norms.py:164
-    k = @private Int32 (1,)  # norms.py:164
-    c = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_tid11 = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_stride10 = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_result9 = @private Float32 (1,)  # norms.py:164
-    mu = @private Float32 (1,)  # norms.py:164
-    tk_v_group_tree_tid20 = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_stride19 = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_result18 = @private Float32 (1,)  # norms.py:164
-    local t::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:164
-    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:164
-    local s::Float32 = zero(Float32)  # norms.py:164
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:164
-    local tk_f1::Int32 = zero(Int32)  # norms.py:164
-    local tk_f2::Int32 = zero(Int32)  # norms.py:164
-    r[1] = Int32(0)  # norms.py:164
-    lane[1] = Int32(0)  # norms.py:164
-    base[1] = Int32(0)  # norms.py:164
-    k[1] = Int32(0)  # norms.py:164
-    c[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_tid11[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_stride10[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_result9[1] = 0.0f0  # norms.py:164
-    mu[1] = 0.0f0  # norms.py:164
-    tk_v_group_tree_tid20[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_stride19[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_result18[1] = 0.0f0  # norms.py:164
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:165
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:166
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:166
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:166
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:167
-    tk_v_row_start_ret1 = r[1] * n  # softmax.py:92
-    base[1] = tk_v_row_start_ret1  # norms.py:168
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:170
-        k[1] = tk_f1  # norms.py:170
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:171
-        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:172
-        tk_v_take_at3 = base[1] + c[1]  # norms.py:172
-        tk_v_take_left4 = n - c[1]  # norms.py:172
-        tk_v_take_fill5 = 0.0f0  # norms.py:172
+@kernel function tk_layer_norm_cached_4006214f(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:165
+    tk_gi = @index(Global, Linear)  # norms.py:165
+    tk_li = @index(Local, Linear)  # norms.py:165
+    vals = @private Float16 (16,)  # norms.py:165
+    tk_v_group_reduce_f32_smem7 = @localmem Float32 (256,)  # norms.py:165
+    tk_v_group_reduce_f32_smem16 = @localmem Float32 (256,)  # norms.py:165
+    tk_u = @localmem Bool (2,)  # norms.py:165
+    r = @private Int32 (1,)  # norms.py:165
+    lane = @private Int32 (1,)  # norms.py:165
+    base = @private Int32 (1,)  # norms.py:165
+    k = @private Int32 (1,)  # norms.py:165
+    c = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_result9 = @private Float32 (1,)  # norms.py:165
+    mu = @private Float32 (1,)  # norms.py:165
+    tk_v_group_tree_tid20 = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_stride19 = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_result18 = @private Float32 (1,)  # norms.py:165
+    local t::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:165
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:165
+    local s::Float32 = zero(Float32)  # norms.py:165
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:165
+    local tk_f1::Int32 = zero(Int32)  # norms.py:165
+    local tk_f2::Int32 = zero(Int32)  # norms.py:165
+    r[1] = Int32(0)  # norms.py:165
+    lane[1] = Int32(0)  # norms.py:165
+    base[1] = Int32(0)  # norms.py:165
+    k[1] = Int32(0)  # norms.py:165
+    c[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_tid11[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_stride10[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_result9[1] = 0.0f0  # norms.py:165
+    mu[1] = 0.0f0  # norms.py:165
+    tk_v_group_tree_tid20[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_stride19[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_result18[1] = 0.0f0  # norms.py:165
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:166
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:167
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:167
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:167
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:168
+    tk_v_row_start_ret1 = r[1] * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # norms.py:169
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:171
+        k[1] = tk_f1  # norms.py:171
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:172
+        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:173
+        tk_v_take_at3 = base[1] + c[1]  # norms.py:173
+        tk_v_take_left4 = n - c[1]  # norms.py:173
+        tk_v_take_fill5 = 0.0f0  # norms.py:173
         if tk_v_take_left4 >= Int32(8)  # _steps.py:22
             KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                 vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -2514,10 +2722,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_2e78b701)) = 256  # n
             end
         end
     end
-    s = 0.0f0  # norms.py:173
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:174
-        k[1] = tk_f2  # norms.py:174
-        s = s + Float32(vals[(k[1] % Int64) + 1])  # norms.py:175
+    s = 0.0f0  # norms.py:174
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:175
+        k[1] = tk_f2  # norms.py:175
+        s = s + Float32(vals[(k[1] % Int64) + 1])  # norms.py:176
     end
     tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = s  # reductions.py:20
@@ -2556,15 +2764,15 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_2e78b701)) = 256  # n
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret8 = tk_v_group_tree_ret12  # reductions.py:46
-    mu[1] = tk_v_group_reduce_f32_ret8 / Float32(n)  # norms.py:176
-    q = 0.0f0  # norms.py:177
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # norms.py:178
-        k[1] = tk_f3  # norms.py:178
-        tk_v_cse5 = rem(k[1], Int32(8))  # norms.py:179
-        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0))  # norms.py:179
-        tk_v_cse7 = div(k[1], Int32(8))  # norms.py:179
-        d = ((((lane[1] + (ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7) * Int32(256))) * Int32(8)) + ifelse(tk_v_cse6, tk_v_cse5 + Int32(8), tk_v_cse5)) < n) ? (Float32(vals[(k[1] % Int64) + 1]) - mu[1]) : 0.0f0  # norms.py:179
-        q = fma(d, d, q)  # norms.py:180
+    mu[1] = tk_v_group_reduce_f32_ret8 / Float32(n)  # norms.py:177
+    q = 0.0f0  # norms.py:178
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # norms.py:179
+        k[1] = tk_f3  # norms.py:179
+        tk_v_cse5 = rem(k[1], Int32(8))  # norms.py:180
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0))  # norms.py:180
+        tk_v_cse7 = div(k[1], Int32(8))  # norms.py:180
+        d = ((((lane[1] + (ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7) * Int32(256))) * Int32(8)) + ifelse(tk_v_cse6, tk_v_cse5 + Int32(8), tk_v_cse5)) < n) ? (Float32(vals[(k[1] % Int64) + 1]) - mu[1]) : 0.0f0  # norms.py:180
+        q = fma(d, d, q)  # norms.py:181
     end
     tk_v_group_tree_tid20[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem16[(tk_v_group_tree_tid20[1] % Int64) + 1] = q  # reductions.py:20
@@ -2614,30 +2822,30 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_2e78b701)) = 256  # n
     local tk_f4::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret21 = tk_v_group_tree_result18[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret17 = tk_v_group_tree_ret21  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret17 / Float32(n)) + eps)  # norms.py:181
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(1)  # norms.py:182
-        k[1] = tk_f4  # norms.py:182
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:183
-        tk_v_finish_at25 = base[1] + c[1]  # norms.py:184
-        tk_v_finish_left26 = n - c[1]  # norms.py:184
-        tk_v_finish_i27 = k[1] * Int32(8)  # norms.py:184
-        if tk_v_finish_left26 >= Int32(8)  # norms.py:149
-            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v28 in Int32(0):Int32(7)  # norms.py:150
-                tk_v_layer_out_i29 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:151
-                tk_v_layer_out_c30 = c[1] + tk_v_finish_v28  # norms.py:151
-                tk_v_layer_out_ret31 = fma((Float32(vals[(tk_v_layer_out_i29 % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(tk_v_layer_out_c30 % Int64) + 1]), Float32(b[(tk_v_layer_out_c30 % Int64) + 1]))  # norms.py:135
-                vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = Float16(tk_v_layer_out_ret31)  # norms.py:151
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret17 / Float32(n)) + eps)  # norms.py:182
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(1)  # norms.py:183
+        k[1] = tk_f4  # norms.py:183
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:184
+        tk_v_finish_at25 = base[1] + c[1]  # norms.py:185
+        tk_v_finish_left26 = n - c[1]  # norms.py:185
+        tk_v_finish_i27 = k[1] * Int32(8)  # norms.py:185
+        if tk_v_finish_left26 >= Int32(8)  # norms.py:150
+            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v28 in Int32(0):Int32(7)  # norms.py:151
+                tk_v_layer_out_i29 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:152
+                tk_v_layer_out_c30 = c[1] + tk_v_finish_v28  # norms.py:152
+                tk_v_layer_out_ret31 = fma((Float32(vals[(tk_v_layer_out_i29 % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(tk_v_layer_out_c30 % Int64) + 1]), Float32(b[(tk_v_layer_out_c30 % Int64) + 1]))  # norms.py:136
+                vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = Float16(tk_v_layer_out_ret31)  # norms.py:152
             end
         else
-            tk_v_trips1 = UInt32(8)  # norms.py:153
-            if UInt32(0) < tk_v_trips1  # norms.py:153
-                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:153
-                    tk_v_finish_v28 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:153
-                    if tk_v_finish_v28 < tk_v_finish_left26  # norms.py:154
-                        tk_v_layer_out_i32 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:155
-                        tk_v_layer_out_c33 = c[1] + tk_v_finish_v28  # norms.py:155
-                        tk_v_layer_out_ret34 = fma((Float32(vals[(tk_v_layer_out_i32 % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(tk_v_layer_out_c33 % Int64) + 1]), Float32(b[(tk_v_layer_out_c33 % Int64) + 1]))  # norms.py:135
-                        vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = Float16(tk_v_layer_out_ret34)  # norms.py:155
+            tk_v_trips1 = UInt32(8)  # norms.py:154
+            if UInt32(0) < tk_v_trips1  # norms.py:154
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:154
+                    tk_v_finish_v28 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:154
+                    if tk_v_finish_v28 < tk_v_finish_left26  # norms.py:155
+                        tk_v_layer_out_i32 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:156
+                        tk_v_layer_out_c33 = c[1] + tk_v_finish_v28  # norms.py:156
+                        tk_v_layer_out_ret34 = fma((Float32(vals[(tk_v_layer_out_i32 % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(tk_v_layer_out_c33 % Int64) + 1]), Float32(b[(tk_v_layer_out_c33 % Int64) + 1]))  # norms.py:136
+                        vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = Float16(tk_v_layer_out_ret34)  # norms.py:156
                     end
                 end
             end
@@ -2658,71 +2866,71 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_2e78b701)) = 256  # n
             end
         end
     end
-    if lane[1] == Int32(0)  # norms.py:185
-        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:186
-        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:187
+    if lane[1] == Int32(0)  # norms.py:186
+        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:187
+        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:188
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_445a1285)) = 256  # norms.py:164
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_4006214f)) = 256  # norms.py:165
 
 # Tack kernel `layer_norm_cached`, specialization (x: f16[?], w: f16[?], b: f16[?], y: f16[?], mean: f16[?], rstd: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_dc99dca3(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:164
-    tk_gi = @index(Global, Linear)  # norms.py:164
-    tk_li = @index(Local, Linear)  # norms.py:164
-    vals = @private Float16 (32,)  # norms.py:164
-    tk_v_group_reduce_f32_smem7 = @localmem Float32 (256,)  # norms.py:164
-    tk_v_group_reduce_f32_smem16 = @localmem Float32 (256,)  # norms.py:164
-    tk_u = @localmem Bool (2,)  # norms.py:164
-    r = @private Int32 (1,)  # norms.py:164
-    lane = @private Int32 (1,)  # norms.py:164
-    base = @private Int32 (1,)  # norms.py:164
-    k = @private Int32 (1,)  # norms.py:164
-    c = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_tid11 = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_stride10 = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_result9 = @private Float32 (1,)  # norms.py:164
-    mu = @private Float32 (1,)  # norms.py:164
-    tk_v_group_tree_tid20 = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_stride19 = @private Int32 (1,)  # norms.py:164
-    tk_v_group_tree_result18 = @private Float32 (1,)  # norms.py:164
-    local t::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:164
-    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:164
-    local s::Float32 = zero(Float32)  # norms.py:164
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:164
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:164
-    local tk_f1::Int32 = zero(Int32)  # norms.py:164
-    local tk_f2::Int32 = zero(Int32)  # norms.py:164
-    r[1] = Int32(0)  # norms.py:164
-    lane[1] = Int32(0)  # norms.py:164
-    base[1] = Int32(0)  # norms.py:164
-    k[1] = Int32(0)  # norms.py:164
-    c[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_tid11[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_stride10[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_result9[1] = 0.0f0  # norms.py:164
-    mu[1] = 0.0f0  # norms.py:164
-    tk_v_group_tree_tid20[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_stride19[1] = Int32(0)  # norms.py:164
-    tk_v_group_tree_result18[1] = 0.0f0  # norms.py:164
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:165
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:166
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:166
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:166
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:167
-    tk_v_row_start_ret1 = r[1] * n  # softmax.py:92
-    base[1] = tk_v_row_start_ret1  # norms.py:168
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:170
-        k[1] = tk_f1  # norms.py:170
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:171
-        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:172
-        tk_v_take_at3 = base[1] + c[1]  # norms.py:172
-        tk_v_take_left4 = n - c[1]  # norms.py:172
-        tk_v_take_fill5 = 0.0f0  # norms.py:172
+@kernel function tk_layer_norm_cached_2e6aa9db(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:165
+    tk_gi = @index(Global, Linear)  # norms.py:165
+    tk_li = @index(Local, Linear)  # norms.py:165
+    vals = @private Float16 (32,)  # norms.py:165
+    tk_v_group_reduce_f32_smem7 = @localmem Float32 (256,)  # norms.py:165
+    tk_v_group_reduce_f32_smem16 = @localmem Float32 (256,)  # norms.py:165
+    tk_u = @localmem Bool (2,)  # norms.py:165
+    r = @private Int32 (1,)  # norms.py:165
+    lane = @private Int32 (1,)  # norms.py:165
+    base = @private Int32 (1,)  # norms.py:165
+    k = @private Int32 (1,)  # norms.py:165
+    c = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_result9 = @private Float32 (1,)  # norms.py:165
+    mu = @private Float32 (1,)  # norms.py:165
+    tk_v_group_tree_tid20 = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_stride19 = @private Int32 (1,)  # norms.py:165
+    tk_v_group_tree_result18 = @private Float32 (1,)  # norms.py:165
+    local t::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:165
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:165
+    local s::Float32 = zero(Float32)  # norms.py:165
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:165
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:165
+    local tk_f1::Int32 = zero(Int32)  # norms.py:165
+    local tk_f2::Int32 = zero(Int32)  # norms.py:165
+    r[1] = Int32(0)  # norms.py:165
+    lane[1] = Int32(0)  # norms.py:165
+    base[1] = Int32(0)  # norms.py:165
+    k[1] = Int32(0)  # norms.py:165
+    c[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_tid11[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_stride10[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_result9[1] = 0.0f0  # norms.py:165
+    mu[1] = 0.0f0  # norms.py:165
+    tk_v_group_tree_tid20[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_stride19[1] = Int32(0)  # norms.py:165
+    tk_v_group_tree_result18[1] = 0.0f0  # norms.py:165
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:166
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:167
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:167
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:167
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:168
+    tk_v_row_start_ret1 = r[1] * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # norms.py:169
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:171
+        k[1] = tk_f1  # norms.py:171
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:172
+        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:173
+        tk_v_take_at3 = base[1] + c[1]  # norms.py:173
+        tk_v_take_left4 = n - c[1]  # norms.py:173
+        tk_v_take_fill5 = 0.0f0  # norms.py:173
         if tk_v_take_left4 >= Int32(8)  # _steps.py:22
             KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                 vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -2733,10 +2941,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_445a1285)) = 256  # n
             end
         end
     end
-    s = 0.0f0  # norms.py:173
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:174
-        k[1] = tk_f2  # norms.py:174
-        s = s + Float32(vals[(k[1] % Int64) + 1])  # norms.py:175
+    s = 0.0f0  # norms.py:174
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:175
+        k[1] = tk_f2  # norms.py:175
+        s = s + Float32(vals[(k[1] % Int64) + 1])  # norms.py:176
     end
     tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = s  # reductions.py:20
@@ -2775,15 +2983,15 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_445a1285)) = 256  # n
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret8 = tk_v_group_tree_ret12  # reductions.py:46
-    mu[1] = tk_v_group_reduce_f32_ret8 / Float32(n)  # norms.py:176
-    q = 0.0f0  # norms.py:177
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # norms.py:178
-        k[1] = tk_f3  # norms.py:178
-        tk_v_cse5 = rem(k[1], Int32(8))  # norms.py:179
-        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0))  # norms.py:179
-        tk_v_cse7 = div(k[1], Int32(8))  # norms.py:179
-        d = ((((lane[1] + (ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7) * Int32(256))) * Int32(8)) + ifelse(tk_v_cse6, tk_v_cse5 + Int32(8), tk_v_cse5)) < n) ? (Float32(vals[(k[1] % Int64) + 1]) - mu[1]) : 0.0f0  # norms.py:179
-        q = fma(d, d, q)  # norms.py:180
+    mu[1] = tk_v_group_reduce_f32_ret8 / Float32(n)  # norms.py:177
+    q = 0.0f0  # norms.py:178
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # norms.py:179
+        k[1] = tk_f3  # norms.py:179
+        tk_v_cse5 = rem(k[1], Int32(8))  # norms.py:180
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0))  # norms.py:180
+        tk_v_cse7 = div(k[1], Int32(8))  # norms.py:180
+        d = ((((lane[1] + (ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7) * Int32(256))) * Int32(8)) + ifelse(tk_v_cse6, tk_v_cse5 + Int32(8), tk_v_cse5)) < n) ? (Float32(vals[(k[1] % Int64) + 1]) - mu[1]) : 0.0f0  # norms.py:180
+        q = fma(d, d, q)  # norms.py:181
     end
     tk_v_group_tree_tid20[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem16[(tk_v_group_tree_tid20[1] % Int64) + 1] = q  # reductions.py:20
@@ -2833,30 +3041,30 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_445a1285)) = 256  # n
     local tk_f4::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret21 = tk_v_group_tree_result18[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret17 = tk_v_group_tree_ret21  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret17 / Float32(n)) + eps)  # norms.py:181
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(3)  # norms.py:182
-        k[1] = tk_f4  # norms.py:182
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:183
-        tk_v_finish_at25 = base[1] + c[1]  # norms.py:184
-        tk_v_finish_left26 = n - c[1]  # norms.py:184
-        tk_v_finish_i27 = k[1] * Int32(8)  # norms.py:184
-        if tk_v_finish_left26 >= Int32(8)  # norms.py:149
-            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v28 in Int32(0):Int32(7)  # norms.py:150
-                tk_v_layer_out_i29 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:151
-                tk_v_layer_out_c30 = c[1] + tk_v_finish_v28  # norms.py:151
-                tk_v_layer_out_ret31 = fma((Float32(vals[(tk_v_layer_out_i29 % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(tk_v_layer_out_c30 % Int64) + 1]), Float32(b[(tk_v_layer_out_c30 % Int64) + 1]))  # norms.py:135
-                vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = Float16(tk_v_layer_out_ret31)  # norms.py:151
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret17 / Float32(n)) + eps)  # norms.py:182
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(3)  # norms.py:183
+        k[1] = tk_f4  # norms.py:183
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:184
+        tk_v_finish_at25 = base[1] + c[1]  # norms.py:185
+        tk_v_finish_left26 = n - c[1]  # norms.py:185
+        tk_v_finish_i27 = k[1] * Int32(8)  # norms.py:185
+        if tk_v_finish_left26 >= Int32(8)  # norms.py:150
+            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v28 in Int32(0):Int32(7)  # norms.py:151
+                tk_v_layer_out_i29 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:152
+                tk_v_layer_out_c30 = c[1] + tk_v_finish_v28  # norms.py:152
+                tk_v_layer_out_ret31 = fma((Float32(vals[(tk_v_layer_out_i29 % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(tk_v_layer_out_c30 % Int64) + 1]), Float32(b[(tk_v_layer_out_c30 % Int64) + 1]))  # norms.py:136
+                vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = Float16(tk_v_layer_out_ret31)  # norms.py:152
             end
         else
-            tk_v_trips1 = UInt32(8)  # norms.py:153
-            if UInt32(0) < tk_v_trips1  # norms.py:153
-                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:153
-                    tk_v_finish_v28 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:153
-                    if tk_v_finish_v28 < tk_v_finish_left26  # norms.py:154
-                        tk_v_layer_out_i32 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:155
-                        tk_v_layer_out_c33 = c[1] + tk_v_finish_v28  # norms.py:155
-                        tk_v_layer_out_ret34 = fma((Float32(vals[(tk_v_layer_out_i32 % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(tk_v_layer_out_c33 % Int64) + 1]), Float32(b[(tk_v_layer_out_c33 % Int64) + 1]))  # norms.py:135
-                        vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = Float16(tk_v_layer_out_ret34)  # norms.py:155
+            tk_v_trips1 = UInt32(8)  # norms.py:154
+            if UInt32(0) < tk_v_trips1  # norms.py:154
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:154
+                    tk_v_finish_v28 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:154
+                    if tk_v_finish_v28 < tk_v_finish_left26  # norms.py:155
+                        tk_v_layer_out_i32 = tk_v_finish_i27 + tk_v_finish_v28  # norms.py:156
+                        tk_v_layer_out_c33 = c[1] + tk_v_finish_v28  # norms.py:156
+                        tk_v_layer_out_ret34 = fma((Float32(vals[(tk_v_layer_out_i32 % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(tk_v_layer_out_c33 % Int64) + 1]), Float32(b[(tk_v_layer_out_c33 % Int64) + 1]))  # norms.py:136
+                        vals[((tk_v_finish_i27 + tk_v_finish_v28) % Int64) + 1] = Float16(tk_v_layer_out_ret34)  # norms.py:156
                     end
                 end
             end
@@ -2877,196 +3085,300 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_445a1285)) = 256  # n
             end
         end
     end
-    if lane[1] == Int32(0)  # norms.py:185
-        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:186
-        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:187
+    if lane[1] == Int32(0)  # norms.py:186
+        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:187
+        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:188
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_dc99dca3)) = 256  # norms.py:164
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_2e6aa9db)) = 256  # norms.py:165
 
 # Tack kernel `_layer_long`, specialization (x: f16[?], w: f16[?], b: f16[?], y: f16[?], mean: f16[?], rstd: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__layer_long_ebc106eb(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:216
-    tk_gi = @index(Global, Linear)  # norms.py:216
-    tk_li = @index(Local, Linear)  # norms.py:216
-    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # norms.py:216
-    tk_v_group_reduce_f32_smem10 = @localmem Float32 (256,)  # norms.py:216
-    tk_u = @localmem Bool (2,)  # norms.py:216
-    r = @private Int32 (1,)  # norms.py:216
-    lane = @private Int32 (1,)  # norms.py:216
-    base = @private Int32 (1,)  # norms.py:216
-    c = @private Int32 (1,)  # norms.py:216
-    v = @private Int32 (1,)  # norms.py:216
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:216
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:216
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:216
-    mu = @private Float32 (1,)  # norms.py:216
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:216
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:216
-    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:216
-    local t::Int32 = zero(Int32)  # norms.py:216
-    local s::Float32 = zero(Float32)  # norms.py:216
-    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:216
-    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:216
-    local tk_v_start3::Int64 = zero(Int64)  # norms.py:216
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:216
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:216
-    local tk_f1::Int32 = zero(Int32)  # norms.py:216
-    r[1] = Int32(0)  # norms.py:216
-    lane[1] = Int32(0)  # norms.py:216
-    base[1] = Int32(0)  # norms.py:216
-    c[1] = Int32(0)  # norms.py:216
-    v[1] = Int32(0)  # norms.py:216
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:216
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:216
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:216
-    mu[1] = 0.0f0  # norms.py:216
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:216
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:216
-    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:216
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:217
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:218
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:218
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:218
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:219
-    base[1] = r[1] * n  # norms.py:220
-    s = 0.0f0  # norms.py:221
-    tk_v_start3 = (lane[1] * Int32(8)) % Int64  # norms.py:222
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # norms.py:222
-    if UInt32(0) < tk_v_trips1  # norms.py:222
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:222
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(2048))) % Int32  # norms.py:222
-            KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # norms.py:223
-                v[1] = tk_f1  # norms.py:223
-                if (c[1] + v[1]) < n  # norms.py:224
-                    s = s + Float32(x[(((base[1] + c[1]) + v[1]) % Int64) + 1])  # norms.py:225
+@kernel function tk__layer_long_68c959e2(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:217
+    tk_gi = @index(Global, Linear)  # norms.py:217
+    tk_li = @index(Local, Linear)  # norms.py:217
+    vals = @private Float16 (8,)  # norms.py:217
+    tk_v_group_reduce_f32_smem7 = @localmem Float32 (256,)  # norms.py:217
+    tk_v_group_reduce_f32_smem21 = @localmem Float32 (256,)  # norms.py:217
+    tk_u = @localmem Bool (2,)  # norms.py:217
+    r = @private Int32 (1,)  # norms.py:217
+    lane = @private Int32 (1,)  # norms.py:217
+    base = @private Int32 (1,)  # norms.py:217
+    c = @private Int32 (1,)  # norms.py:217
+    v = @private Int32 (1,)  # norms.py:217
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # norms.py:217
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # norms.py:217
+    tk_v_group_tree_result9 = @private Float32 (1,)  # norms.py:217
+    mu = @private Float32 (1,)  # norms.py:217
+    tk_v_group_tree_tid25 = @private Int32 (1,)  # norms.py:217
+    tk_v_group_tree_stride24 = @private Int32 (1,)  # norms.py:217
+    tk_v_group_tree_result23 = @private Float32 (1,)  # norms.py:217
+    local t::Int32 = zero(Int32)  # norms.py:217
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:217
+    local s::Float32 = zero(Float32)  # norms.py:217
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:217
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:217
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:217
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:217
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:217
+    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:217
+    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:217
+    local tk_v_start3::Int64 = zero(Int64)  # norms.py:217
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:217
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:217
+    local tk_f1::Int32 = zero(Int32)  # norms.py:217
+    r[1] = Int32(0)  # norms.py:217
+    lane[1] = Int32(0)  # norms.py:217
+    base[1] = Int32(0)  # norms.py:217
+    c[1] = Int32(0)  # norms.py:217
+    v[1] = Int32(0)  # norms.py:217
+    tk_v_group_tree_tid11[1] = Int32(0)  # norms.py:217
+    tk_v_group_tree_stride10[1] = Int32(0)  # norms.py:217
+    tk_v_group_tree_result9[1] = 0.0f0  # norms.py:217
+    mu[1] = 0.0f0  # norms.py:217
+    tk_v_group_tree_tid25[1] = Int32(0)  # norms.py:217
+    tk_v_group_tree_stride24[1] = Int32(0)  # norms.py:217
+    tk_v_group_tree_result23[1] = 0.0f0  # norms.py:217
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:218
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:219
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:219
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:219
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:220
+    tk_v_row_start_ret1 = r[1] * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # norms.py:221
+    s = 0.0f0  # norms.py:223
+    tk_v_start3 = (lane[1] * Int32(8)) % Int64  # norms.py:224
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # norms.py:224
+    if UInt32(0) < tk_v_trips1  # norms.py:224
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:224
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(2048))) % Int32  # norms.py:224
+            tk_v_take_i2 = Int32(0)  # norms.py:225
+            tk_v_take_at3 = base[1] + c[1]  # norms.py:225
+            tk_v_take_left4 = n - c[1]  # norms.py:225
+            tk_v_take_fill5 = 0.0f0  # norms.py:225
+            if tk_v_take_left4 >= Int32(8)  # _steps.py:22
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
+                    vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
                 end
+            else
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:26
+                    vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : Float16(0.0)  # _steps.py:27
+                end
+            end
+            KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # norms.py:226
+                v[1] = tk_f1  # norms.py:226
+                s = s + Float32(vals[(v[1] % Int64) + 1])  # norms.py:227
             end
         end
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
+    tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = s  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride10[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride10[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[1]  # reductions.py:23
-        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
-            tk_v_add_a7 = tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b8 = tk_v_group_reduce_f32_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
+        local tk_v_add_a13::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b14::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret15::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid11[1] < tk_v_group_tree_stride10[1]  # reductions.py:24
+            tk_v_add_a13 = tk_v_group_reduce_f32_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b14 = tk_v_group_reduce_f32_smem7[((tk_v_group_tree_tid11[1] + tk_v_group_tree_stride10[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret15 = tk_v_add_a13 + tk_v_add_b14  # combine.py:18
+            tk_v_group_reduce_f32_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = tk_v_add_ret15  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        tk_v_cse3 = rem(tk_v_group_tree_stride10[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride10[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride10[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride10[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_f32_smem1[1]  # reductions.py:28
+    tk_v_group_tree_result9[1] = tk_v_group_reduce_f32_smem7[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_f32_ret2::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_tree_ret12::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret8::Float32 = zero(Float32)  # reductions.py:30
     local q::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_take_i16::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_at17::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_left18::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_fill19::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_take_v20::Int32 = zero(Int32)  # reductions.py:30
     local d::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_trips4::UInt32 = zero(UInt32)  # reductions.py:30
     local tk_v_k5::UInt32 = zero(UInt32)  # reductions.py:30
     local tk_v_start6::Int64 = zero(Int64)  # reductions.py:30
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
-    tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
-    mu[1] = tk_v_group_reduce_f32_ret2 / Float32(n)  # norms.py:226
-    q = 0.0f0  # norms.py:227
-    tk_v_start6 = (lane[1] * Int32(8)) % Int64  # norms.py:228
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # norms.py:228
-    if UInt32(0) < tk_v_trips4  # norms.py:228
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:228
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(2048))) % Int32  # norms.py:228
-            KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:229
-                v[1] = tk_f2  # norms.py:229
-                if (c[1] + v[1]) < n  # norms.py:230
-                    d = Float32(x[(((base[1] + c[1]) + v[1]) % Int64) + 1]) - mu[1]  # norms.py:231
-                    q = fma(d, d, q)  # norms.py:232
+    tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret8 = tk_v_group_tree_ret12  # reductions.py:46
+    mu[1] = tk_v_group_reduce_f32_ret8 / Float32(n)  # norms.py:228
+    q = 0.0f0  # norms.py:229
+    tk_v_start6 = (lane[1] * Int32(8)) % Int64  # norms.py:230
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # norms.py:230
+    if UInt32(0) < tk_v_trips4  # norms.py:230
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:230
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(2048))) % Int32  # norms.py:230
+            tk_v_take_i16 = Int32(0)  # norms.py:231
+            tk_v_take_at17 = base[1] + c[1]  # norms.py:231
+            tk_v_take_left18 = n - c[1]  # norms.py:231
+            tk_v_take_fill19 = 0.0f0  # norms.py:231
+            if tk_v_take_left18 >= Int32(8)  # _steps.py:22
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v20 in Int32(0):Int32(7)  # _steps.py:23
+                    vals[((tk_v_take_i16 + tk_v_take_v20) % Int64) + 1] = x[((tk_v_take_at17 + tk_v_take_v20) % Int64) + 1]  # _steps.py:24
                 end
+            else
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v20 in Int32(0):Int32(7)  # _steps.py:26
+                    vals[((tk_v_take_i16 + tk_v_take_v20) % Int64) + 1] = (tk_v_take_v20 < tk_v_take_left18) ? x[((tk_v_take_at17 + tk_v_take_v20) % Int64) + 1] : Float16(0.0)  # _steps.py:27
+                end
+            end
+            KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:232
+                v[1] = tk_f2  # norms.py:232
+                d = ((c[1] + v[1]) < n) ? (Float32(vals[(v[1] % Int64) + 1]) - mu[1]) : 0.0f0  # norms.py:233
+                q = fma(d, d, q)  # norms.py:234
             end
         end
     end
-    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
+    tk_v_group_tree_tid25[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem21[(tk_v_group_tree_tid25[1] % Int64) + 1] = q  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
-    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride24[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride24[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[2]  # reductions.py:23
-        local tk_v_add_a16::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b17::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret18::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
-            tk_v_add_a16 = tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b17 = tk_v_group_reduce_f32_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
-            tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
+        local tk_v_add_a27::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b28::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret29::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid25[1] < tk_v_group_tree_stride24[1]  # reductions.py:24
+            tk_v_add_a27 = tk_v_group_reduce_f32_smem21[(tk_v_group_tree_tid25[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b28 = tk_v_group_reduce_f32_smem21[((tk_v_group_tree_tid25[1] + tk_v_group_tree_stride24[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret29 = tk_v_add_a27 + tk_v_add_b28  # combine.py:18
+            tk_v_group_reduce_f32_smem21[(tk_v_group_tree_tid25[1] % Int64) + 1] = tk_v_add_ret29  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
-        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+        tk_v_cse5 = rem(tk_v_group_tree_stride24[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride24[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride24[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride24[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result12[1] = tk_v_group_reduce_f32_smem10[1]  # reductions.py:28
+    tk_v_group_tree_result23[1] = tk_v_group_reduce_f32_smem21[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret15::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_f32_ret11::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_tree_ret26::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret22::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_take_i30::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_at31::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_left32::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_fill33::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_take_v34::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_at35::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_left36::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_i37::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_v38::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_i39::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_c40::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_ret41::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_layer_out_i42::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_c43::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_layer_out_ret44::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_put_v45::Int32 = zero(Int32)  # reductions.py:30
     local tk_v_trips7::UInt32 = zero(UInt32)  # reductions.py:30
     local tk_v_k8::UInt32 = zero(UInt32)  # reductions.py:30
-    local tk_v_start9::Int64 = zero(Int64)  # reductions.py:30
-    local tk_v_cse7::Int64 = zero(Int64)  # reductions.py:30
-    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
-    tk_v_group_reduce_f32_ret11 = tk_v_group_tree_ret15  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret11 / Float32(n)) + eps)  # norms.py:233
-    tk_v_start9 = lane[1] % Int64  # norms.py:234
-    tk_v_trips7 = div((max((n % Int64) - tk_v_start9, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:234
-    if UInt32(0) < tk_v_trips7  # norms.py:234
-        for outer tk_v_k8 in UInt32(0):(tk_v_trips7 - UInt32(1))  # norms.py:234
-            c[1] = (tk_v_start9 + ((tk_v_k8 % Int64) * Int64(256))) % Int32  # norms.py:234
-            tk_v_cse7 = (base[1] + c[1]) % Int64  # norms.py:235
-            y[tk_v_cse7 + 1] = Float16(fma((Float32(x[tk_v_cse7 + 1]) - mu[1]) * tk_v_inv, Float32(w[(c[1] % Int64) + 1]), Float32(b[(c[1] % Int64) + 1])))  # norms.py:235
+    local tk_v_trips9::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k10::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_trips11::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k12::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_start13::Int64 = zero(Int64)  # reductions.py:30
+    tk_v_group_tree_ret26 = tk_v_group_tree_result23[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret22 = tk_v_group_tree_ret26  # reductions.py:46
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret22 / Float32(n)) + eps)  # norms.py:235
+    tk_v_start13 = (lane[1] * Int32(8)) % Int64  # norms.py:236
+    tk_v_trips11 = div((max((n % Int64) - tk_v_start13, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # norms.py:236
+    if UInt32(0) < tk_v_trips11  # norms.py:236
+        for outer tk_v_k12 in UInt32(0):(tk_v_trips11 - UInt32(1))  # norms.py:236
+            c[1] = (tk_v_start13 + ((tk_v_k12 % Int64) * Int64(2048))) % Int32  # norms.py:236
+            tk_v_take_i30 = Int32(0)  # norms.py:237
+            tk_v_take_at31 = base[1] + c[1]  # norms.py:237
+            tk_v_take_left32 = n - c[1]  # norms.py:237
+            tk_v_take_fill33 = 0.0f0  # norms.py:237
+            if tk_v_take_left32 >= Int32(8)  # _steps.py:22
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v34 in Int32(0):Int32(7)  # _steps.py:23
+                    vals[((tk_v_take_i30 + tk_v_take_v34) % Int64) + 1] = x[((tk_v_take_at31 + tk_v_take_v34) % Int64) + 1]  # _steps.py:24
+                end
+            else
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v34 in Int32(0):Int32(7)  # _steps.py:26
+                    vals[((tk_v_take_i30 + tk_v_take_v34) % Int64) + 1] = (tk_v_take_v34 < tk_v_take_left32) ? x[((tk_v_take_at31 + tk_v_take_v34) % Int64) + 1] : Float16(0.0)  # _steps.py:27
+                end
+            end
+            tk_v_finish_at35 = base[1] + c[1]  # norms.py:238
+            tk_v_finish_left36 = n - c[1]  # norms.py:238
+            tk_v_finish_i37 = Int32(0)  # norms.py:238
+            if tk_v_finish_left36 >= Int32(8)  # norms.py:150
+                KernelAbstractions.Extras.@unroll for outer tk_v_finish_v38 in Int32(0):Int32(7)  # norms.py:151
+                    tk_v_layer_out_i39 = tk_v_finish_i37 + tk_v_finish_v38  # norms.py:152
+                    tk_v_layer_out_c40 = c[1] + tk_v_finish_v38  # norms.py:152
+                    tk_v_layer_out_ret41 = fma((Float32(vals[(tk_v_layer_out_i39 % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(tk_v_layer_out_c40 % Int64) + 1]), Float32(b[(tk_v_layer_out_c40 % Int64) + 1]))  # norms.py:136
+                    vals[((tk_v_finish_i37 + tk_v_finish_v38) % Int64) + 1] = Float16(tk_v_layer_out_ret41)  # norms.py:152
+                end
+            else
+                tk_v_trips7 = UInt32(8)  # norms.py:154
+                if UInt32(0) < tk_v_trips7  # norms.py:154
+                    KernelAbstractions.Extras.@unroll for outer tk_v_k8 in UInt32(0):(tk_v_trips7 - UInt32(1))  # norms.py:154
+                        tk_v_finish_v38 = (Int64(7) + ((tk_v_k8 % Int64) * Int64(-1))) % Int32  # norms.py:154
+                        if tk_v_finish_v38 < tk_v_finish_left36  # norms.py:155
+                            tk_v_layer_out_i42 = tk_v_finish_i37 + tk_v_finish_v38  # norms.py:156
+                            tk_v_layer_out_c43 = c[1] + tk_v_finish_v38  # norms.py:156
+                            tk_v_layer_out_ret44 = fma((Float32(vals[(tk_v_layer_out_i42 % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(tk_v_layer_out_c43 % Int64) + 1]), Float32(b[(tk_v_layer_out_c43 % Int64) + 1]))  # norms.py:136
+                            vals[((tk_v_finish_i37 + tk_v_finish_v38) % Int64) + 1] = Float16(tk_v_layer_out_ret44)  # norms.py:156
+                        end
+                    end
+                end
+            end
+            if tk_v_finish_left36 >= Int32(8)  # _steps.py:33
+                KernelAbstractions.Extras.@unroll for outer tk_v_put_v45 in Int32(0):Int32(7)  # _steps.py:34
+                    y[((tk_v_finish_at35 + tk_v_put_v45) % Int64) + 1] = vals[((tk_v_finish_i37 + tk_v_put_v45) % Int64) + 1]  # _steps.py:35
+                end
+            else
+                tk_v_trips9 = UInt32(8)  # _steps.py:37
+                if UInt32(0) < tk_v_trips9  # _steps.py:37
+                    KernelAbstractions.Extras.@unroll for outer tk_v_k10 in UInt32(0):(tk_v_trips9 - UInt32(1))  # _steps.py:37
+                        tk_v_put_v45 = (Int64(7) + ((tk_v_k10 % Int64) * Int64(-1))) % Int32  # _steps.py:37
+                        if tk_v_put_v45 < tk_v_finish_left36  # _steps.py:38
+                            y[((tk_v_finish_at35 + tk_v_put_v45) % Int64) + 1] = vals[((tk_v_finish_i37 + tk_v_put_v45) % Int64) + 1]  # _steps.py:39
+                        end
+                    end
+                end
+            end
         end
     end
-    if lane[1] == Int32(0)  # norms.py:236
-        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:237
-        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:238
+    if lane[1] == Int32(0)  # norms.py:239
+        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:240
+        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:241
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_ebc106eb)) = 256  # norms.py:216
+TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_68c959e2)) = 256  # norms.py:217
 
 # layer_norm's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_LAYER_NORM_KERNELS)
     const TK_LAYER_NORM_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows, Float32, 0) => tk__layer_rows_6fdfeae5,
-        (:cached, Float32, 8) => tk_layer_norm_cached_17026afe,
-        (:cached, Float32, 16) => tk_layer_norm_cached_3dc63108,
-        (:cached, Float32, 32) => tk_layer_norm_cached_48a6f62b,
-        (:long, Float32, 0) => tk__layer_long_e2b13084,
-        (:rows, Float64, 0) => tk__layer_rows_e20de14b,
-        (:cached, Float64, 8) => tk_layer_norm_cached_584dc265,
-        (:cached, Float64, 16) => tk_layer_norm_cached_277b4a94,
-        (:cached, Float64, 32) => tk_layer_norm_cached_e4383ecf,
-        (:long, Float64, 0) => tk__layer_long_686c0429,
-        (:rows, Float16, 0) => tk__layer_rows_f6d18b3d,
-        (:cached, Float16, 8) => tk_layer_norm_cached_2e78b701,
-        (:cached, Float16, 16) => tk_layer_norm_cached_445a1285,
-        (:cached, Float16, 32) => tk_layer_norm_cached_dc99dca3,
-        (:long, Float16, 0) => tk__layer_long_ebc106eb,
+        (:rows, Float32, 0) => tk__layer_rows_5b31db9c,
+        (:cached, Float32, 8) => tk_layer_norm_cached_7ab9219b,
+        (:cached, Float32, 16) => tk_layer_norm_cached_01083eb2,
+        (:cached, Float32, 32) => tk_layer_norm_cached_75e16225,
+        (:long, Float32, 0) => tk__layer_long_e28e3d83,
+        (:rows, Float64, 0) => tk__layer_rows_1f8f69c9,
+        (:cached, Float64, 8) => tk_layer_norm_cached_bb641679,
+        (:cached, Float64, 16) => tk_layer_norm_cached_0f86cf37,
+        (:cached, Float64, 32) => tk_layer_norm_cached_e06d2999,
+        (:long, Float64, 0) => tk__layer_long_f09b1854,
+        (:rows, Float16, 0) => tk__layer_rows_b6917fce,
+        (:cached, Float16, 8) => tk_layer_norm_cached_c0f63d56,
+        (:cached, Float16, 16) => tk_layer_norm_cached_4006214f,
+        (:cached, Float16, 32) => tk_layer_norm_cached_2e6aa9db,
+        (:long, Float16, 0) => tk__layer_long_68c959e2,
     )
 end
 

@@ -110,44 +110,44 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_rms_rows`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__rms_rows_4f6174ae(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:45
-    tk_gi = @index(Global, Linear)  # norms.py:45
-    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:45
-    tk_t = Int64(tk_gi) - Int64(1)  # norms.py:45
-    local r::Int32 = zero(Int32)  # norms.py:45
-    local base::Int32 = zero(Int32)  # norms.py:45
-    local tk_v_row_sq_dev_mu1::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # norms.py:45
-    local tk_v_zero_ret9::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # norms.py:45
-    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # norms.py:45
-    local tk_v_add_square_dev_acc10::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_add_square_dev_v11::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_add_square_dev_d12::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_add_square_dev_ret13::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_add_square_dev_acc14::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_add_square_dev_v15::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_add_square_dev_d16::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_add_square_dev_ret17::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_add_a18::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_add_b19::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_add_ret20::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_add_a21::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_add_b22::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_add_ret23::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_add_a24::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_add_b25::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_add_ret26::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_fold_lanes_ret8::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_row_fold_ret4::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_row_sq_dev_ret2::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_inv::Float32 = zero(Float32)  # norms.py:45
-    local c::Int32 = zero(Int32)  # norms.py:45
-    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:45
-    if tk_t < tk_n  # norms.py:45
-        r = tk_t % Int32  # norms.py:46
-        base = r * n  # norms.py:47
-        tk_v_row_sq_dev_mu1 = 0.0f0  # norms.py:49
+@kernel function tk__rms_rows_71a6dca8(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:46
+    tk_gi = @index(Global, Linear)  # norms.py:46
+    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:46
+    tk_t = Int64(tk_gi) - Int64(1)  # norms.py:46
+    local r::Int32 = zero(Int32)  # norms.py:46
+    local base::Int32 = zero(Int32)  # norms.py:46
+    local tk_v_row_sq_dev_mu1::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # norms.py:46
+    local tk_v_zero_ret9::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # norms.py:46
+    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # norms.py:46
+    local tk_v_add_square_dev_acc10::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_add_square_dev_v11::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_add_square_dev_d12::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_add_square_dev_ret13::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_add_square_dev_acc14::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_add_square_dev_v15::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_add_square_dev_d16::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_add_square_dev_ret17::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_add_a18::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_add_b19::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_add_ret20::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_add_a21::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_add_b22::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_add_ret23::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_add_a24::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_add_b25::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_add_ret26::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_fold_lanes_ret8::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_row_fold_ret4::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_row_sq_dev_ret2::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_inv::Float32 = zero(Float32)  # norms.py:46
+    local c::Int32 = zero(Int32)  # norms.py:46
+    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:46
+    if tk_t < tk_n  # norms.py:46
+        r = tk_t % Int32  # norms.py:47
+        base = r * n  # norms.py:48
+        tk_v_row_sq_dev_mu1 = 0.0f0  # norms.py:50
         KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:41
             tk_v_zero_ret9 = 0.0f0  # _rowsum.py:61
             tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = 0.0f0  # _rowsum.py:42
@@ -190,66 +190,66 @@ end
         tk_v_fold_lanes_ret8 = tk_v_add_ret26  # _rowsum.py:56
         tk_v_row_fold_ret4 = tk_v_fold_lanes_ret8  # _rowsum.py:28
         tk_v_row_sq_dev_ret2 = tk_v_row_fold_ret4  # _rowsum.py:95
-        tk_v_inv = 1.0f0 / tk_sqrt((tk_v_row_sq_dev_ret2 / Float32(n)) + eps)  # norms.py:49
-        if Int32(0) < n  # norms.py:50
-            for outer c in Int32(0):(n - Int32(1))  # norms.py:50
-                tk_v_cse1 = (base + c) % Int64  # norms.py:51
-                y[tk_v_cse1 + 1] = (x[tk_v_cse1 + 1] * tk_v_inv) * w[(c % Int64) + 1]  # norms.py:51
+        tk_v_inv = 1.0f0 / tk_sqrt((tk_v_row_sq_dev_ret2 / Float32(n)) + eps)  # norms.py:50
+        if Int32(0) < n  # norms.py:51
+            for outer c in Int32(0):(n - Int32(1))  # norms.py:51
+                tk_v_cse1 = (base + c) % Int64  # norms.py:52
+                y[tk_v_cse1 + 1] = (x[tk_v_cse1 + 1] * tk_v_inv) * w[(c % Int64) + 1]  # norms.py:52
             end
         end
     end
 end
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_0fa7a5bd(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:196
-    tk_gi = @index(Global, Linear)  # norms.py:196
-    tk_li = @index(Local, Linear)  # norms.py:196
-    vals = @private Float32 (8,)  # norms.py:196
-    tk_v_group_reduce_smem9 = @localmem Float32 (256,)  # norms.py:196
-    tk_u = @localmem Bool (1,)  # norms.py:196
-    lane = @private Int32 (1,)  # norms.py:196
-    base = @private Int32 (1,)  # norms.py:196
-    k = @private Int32 (1,)  # norms.py:196
-    c = @private Int32 (1,)  # norms.py:196
-    tk_v_group_tree_tid13 = @private Int32 (1,)  # norms.py:196
-    tk_v_group_tree_stride12 = @private Int32 (1,)  # norms.py:196
-    tk_v_group_tree_result11 = @private Float32 (1,)  # norms.py:196
-    local t::Int32 = zero(Int32)  # norms.py:196
-    local r::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:196
-    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:196
-    local q::Float32 = zero(Float32)  # norms.py:196
-    local tk_v_keep_v7::Float32 = zero(Float32)  # norms.py:196
-    local tk_v_keep_ret8::Float32 = zero(Float32)  # norms.py:196
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:196
-    local tk_f1::Int32 = zero(Int32)  # norms.py:196
-    local tk_f2::Int32 = zero(Int32)  # norms.py:196
-    lane[1] = Int32(0)  # norms.py:196
-    base[1] = Int32(0)  # norms.py:196
-    k[1] = Int32(0)  # norms.py:196
-    c[1] = Int32(0)  # norms.py:196
-    tk_v_group_tree_tid13[1] = Int32(0)  # norms.py:196
-    tk_v_group_tree_stride12[1] = Int32(0)  # norms.py:196
-    tk_v_group_tree_result11[1] = 0.0f0  # norms.py:196
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:197
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:198
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:198
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:198
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:199
-    tk_v_row_start_ret1 = r * n  # softmax.py:92
-    base[1] = tk_v_row_start_ret1  # norms.py:200
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:202
-        k[1] = tk_f1  # norms.py:202
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:203
-        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:204
-        tk_v_take_at3 = base[1] + c[1]  # norms.py:204
-        tk_v_take_left4 = n - c[1]  # norms.py:204
-        tk_v_take_fill5 = 0.0f0  # norms.py:204
+@kernel function tk_rms_norm_cached_6c823a32(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:197
+    tk_gi = @index(Global, Linear)  # norms.py:197
+    tk_li = @index(Local, Linear)  # norms.py:197
+    vals = @private Float32 (8,)  # norms.py:197
+    tk_v_group_reduce_smem9 = @localmem Float32 (256,)  # norms.py:197
+    tk_u = @localmem Bool (1,)  # norms.py:197
+    lane = @private Int32 (1,)  # norms.py:197
+    base = @private Int32 (1,)  # norms.py:197
+    k = @private Int32 (1,)  # norms.py:197
+    c = @private Int32 (1,)  # norms.py:197
+    tk_v_group_tree_tid13 = @private Int32 (1,)  # norms.py:197
+    tk_v_group_tree_stride12 = @private Int32 (1,)  # norms.py:197
+    tk_v_group_tree_result11 = @private Float32 (1,)  # norms.py:197
+    local t::Int32 = zero(Int32)  # norms.py:197
+    local r::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:197
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:197
+    local q::Float32 = zero(Float32)  # norms.py:197
+    local tk_v_keep_v7::Float32 = zero(Float32)  # norms.py:197
+    local tk_v_keep_ret8::Float32 = zero(Float32)  # norms.py:197
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:197
+    local tk_f1::Int32 = zero(Int32)  # norms.py:197
+    local tk_f2::Int32 = zero(Int32)  # norms.py:197
+    lane[1] = Int32(0)  # norms.py:197
+    base[1] = Int32(0)  # norms.py:197
+    k[1] = Int32(0)  # norms.py:197
+    c[1] = Int32(0)  # norms.py:197
+    tk_v_group_tree_tid13[1] = Int32(0)  # norms.py:197
+    tk_v_group_tree_stride12[1] = Int32(0)  # norms.py:197
+    tk_v_group_tree_result11[1] = 0.0f0  # norms.py:197
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:198
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:199
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:199
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:199
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:200
+    tk_v_row_start_ret1 = r * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # norms.py:201
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:203
+        k[1] = tk_f1  # norms.py:203
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:204
+        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:205
+        tk_v_take_at3 = base[1] + c[1]  # norms.py:205
+        tk_v_take_left4 = n - c[1]  # norms.py:205
+        tk_v_take_fill5 = 0.0f0  # norms.py:205
         if tk_v_take_left4 >= Int32(8)  # _steps.py:22
             KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                 vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -260,12 +260,12 @@ end
             end
         end
     end
-    q = 0.0f0  # norms.py:205
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:206
-        k[1] = tk_f2  # norms.py:206
-        tk_v_keep_v7 = vals[(k[1] % Int64) + 1]  # norms.py:207
+    q = 0.0f0  # norms.py:206
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:207
+        k[1] = tk_f2  # norms.py:207
+        tk_v_keep_v7 = vals[(k[1] % Int64) + 1]  # norms.py:208
         tk_v_keep_ret8 = tk_v_keep_v7  # _wide.py:18
-        q = fma(tk_v_keep_ret8, vals[(k[1] % Int64) + 1], q)  # norms.py:207
+        q = fma(tk_v_keep_ret8, vals[(k[1] % Int64) + 1], q)  # norms.py:208
     end
     tk_v_group_tree_tid13[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1] = q  # reductions.py:20
@@ -316,31 +316,31 @@ end
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret14 = tk_v_group_tree_result11[1]  # reductions.py:30
     tk_v_group_reduce_ret10 = tk_v_group_tree_ret14  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret10 / Float32(n)) + eps)  # norms.py:208
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # norms.py:209
-        k[1] = tk_f3  # norms.py:209
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:210
-        tk_v_finish_at18 = base[1] + c[1]  # norms.py:211
-        tk_v_finish_left19 = n - c[1]  # norms.py:211
-        tk_v_finish_i20 = k[1] * Int32(8)  # norms.py:211
-        tk_v_finish_mu21 = 0.0f0  # norms.py:211
-        if tk_v_finish_left19 >= Int32(8)  # norms.py:149
-            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v22 in Int32(0):Int32(7)  # norms.py:150
-                tk_v_rms_out_i23 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:151
-                tk_v_rms_out_c24 = c[1] + tk_v_finish_v22  # norms.py:151
-                tk_v_rms_out_ret25 = (vals[(tk_v_rms_out_i23 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c24 % Int64) + 1]  # norms.py:140
-                vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = tk_v_rms_out_ret25  # norms.py:151
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret10 / Float32(n)) + eps)  # norms.py:209
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # norms.py:210
+        k[1] = tk_f3  # norms.py:210
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:211
+        tk_v_finish_at18 = base[1] + c[1]  # norms.py:212
+        tk_v_finish_left19 = n - c[1]  # norms.py:212
+        tk_v_finish_i20 = k[1] * Int32(8)  # norms.py:212
+        tk_v_finish_mu21 = 0.0f0  # norms.py:212
+        if tk_v_finish_left19 >= Int32(8)  # norms.py:150
+            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v22 in Int32(0):Int32(7)  # norms.py:151
+                tk_v_rms_out_i23 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:152
+                tk_v_rms_out_c24 = c[1] + tk_v_finish_v22  # norms.py:152
+                tk_v_rms_out_ret25 = (vals[(tk_v_rms_out_i23 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c24 % Int64) + 1]  # norms.py:141
+                vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = tk_v_rms_out_ret25  # norms.py:152
             end
         else
-            tk_v_trips1 = UInt32(8)  # norms.py:153
-            if UInt32(0) < tk_v_trips1  # norms.py:153
-                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:153
-                    tk_v_finish_v22 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:153
-                    if tk_v_finish_v22 < tk_v_finish_left19  # norms.py:154
-                        tk_v_rms_out_i26 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:155
-                        tk_v_rms_out_c27 = c[1] + tk_v_finish_v22  # norms.py:155
-                        tk_v_rms_out_ret28 = (vals[(tk_v_rms_out_i26 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c27 % Int64) + 1]  # norms.py:140
-                        vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = tk_v_rms_out_ret28  # norms.py:155
+            tk_v_trips1 = UInt32(8)  # norms.py:154
+            if UInt32(0) < tk_v_trips1  # norms.py:154
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:154
+                    tk_v_finish_v22 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:154
+                    if tk_v_finish_v22 < tk_v_finish_left19  # norms.py:155
+                        tk_v_rms_out_i26 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:156
+                        tk_v_rms_out_c27 = c[1] + tk_v_finish_v22  # norms.py:156
+                        tk_v_rms_out_ret28 = (vals[(tk_v_rms_out_i26 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c27 % Int64) + 1]  # norms.py:141
+                        vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = tk_v_rms_out_ret28  # norms.py:156
                     end
                 end
             end
@@ -362,58 +362,58 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_0fa7a5bd)) = 256  # norms.py:196
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_6c823a32)) = 256  # norms.py:197
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_8c346794(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:196
-    tk_gi = @index(Global, Linear)  # norms.py:196
-    tk_li = @index(Local, Linear)  # norms.py:196
-    vals = @private Float32 (16,)  # norms.py:196
-    tk_v_group_reduce_smem9 = @localmem Float32 (256,)  # norms.py:196
-    tk_u = @localmem Bool (1,)  # norms.py:196
-    lane = @private Int32 (1,)  # norms.py:196
-    base = @private Int32 (1,)  # norms.py:196
-    k = @private Int32 (1,)  # norms.py:196
-    c = @private Int32 (1,)  # norms.py:196
-    tk_v_group_tree_tid13 = @private Int32 (1,)  # norms.py:196
-    tk_v_group_tree_stride12 = @private Int32 (1,)  # norms.py:196
-    tk_v_group_tree_result11 = @private Float32 (1,)  # norms.py:196
-    local t::Int32 = zero(Int32)  # norms.py:196
-    local r::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:196
-    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:196
-    local q::Float32 = zero(Float32)  # norms.py:196
-    local tk_v_keep_v7::Float32 = zero(Float32)  # norms.py:196
-    local tk_v_keep_ret8::Float32 = zero(Float32)  # norms.py:196
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:196
-    local tk_f1::Int32 = zero(Int32)  # norms.py:196
-    local tk_f2::Int32 = zero(Int32)  # norms.py:196
-    lane[1] = Int32(0)  # norms.py:196
-    base[1] = Int32(0)  # norms.py:196
-    k[1] = Int32(0)  # norms.py:196
-    c[1] = Int32(0)  # norms.py:196
-    tk_v_group_tree_tid13[1] = Int32(0)  # norms.py:196
-    tk_v_group_tree_stride12[1] = Int32(0)  # norms.py:196
-    tk_v_group_tree_result11[1] = 0.0f0  # norms.py:196
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:197
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:198
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:198
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:198
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:199
-    tk_v_row_start_ret1 = r * n  # softmax.py:92
-    base[1] = tk_v_row_start_ret1  # norms.py:200
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:202
-        k[1] = tk_f1  # norms.py:202
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:203
-        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:204
-        tk_v_take_at3 = base[1] + c[1]  # norms.py:204
-        tk_v_take_left4 = n - c[1]  # norms.py:204
-        tk_v_take_fill5 = 0.0f0  # norms.py:204
+@kernel function tk_rms_norm_cached_e39d89a1(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:197
+    tk_gi = @index(Global, Linear)  # norms.py:197
+    tk_li = @index(Local, Linear)  # norms.py:197
+    vals = @private Float32 (16,)  # norms.py:197
+    tk_v_group_reduce_smem9 = @localmem Float32 (256,)  # norms.py:197
+    tk_u = @localmem Bool (1,)  # norms.py:197
+    lane = @private Int32 (1,)  # norms.py:197
+    base = @private Int32 (1,)  # norms.py:197
+    k = @private Int32 (1,)  # norms.py:197
+    c = @private Int32 (1,)  # norms.py:197
+    tk_v_group_tree_tid13 = @private Int32 (1,)  # norms.py:197
+    tk_v_group_tree_stride12 = @private Int32 (1,)  # norms.py:197
+    tk_v_group_tree_result11 = @private Float32 (1,)  # norms.py:197
+    local t::Int32 = zero(Int32)  # norms.py:197
+    local r::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:197
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:197
+    local q::Float32 = zero(Float32)  # norms.py:197
+    local tk_v_keep_v7::Float32 = zero(Float32)  # norms.py:197
+    local tk_v_keep_ret8::Float32 = zero(Float32)  # norms.py:197
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:197
+    local tk_f1::Int32 = zero(Int32)  # norms.py:197
+    local tk_f2::Int32 = zero(Int32)  # norms.py:197
+    lane[1] = Int32(0)  # norms.py:197
+    base[1] = Int32(0)  # norms.py:197
+    k[1] = Int32(0)  # norms.py:197
+    c[1] = Int32(0)  # norms.py:197
+    tk_v_group_tree_tid13[1] = Int32(0)  # norms.py:197
+    tk_v_group_tree_stride12[1] = Int32(0)  # norms.py:197
+    tk_v_group_tree_result11[1] = 0.0f0  # norms.py:197
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:198
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:199
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:199
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:199
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:200
+    tk_v_row_start_ret1 = r * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # norms.py:201
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:203
+        k[1] = tk_f1  # norms.py:203
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:204
+        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:205
+        tk_v_take_at3 = base[1] + c[1]  # norms.py:205
+        tk_v_take_left4 = n - c[1]  # norms.py:205
+        tk_v_take_fill5 = 0.0f0  # norms.py:205
         if tk_v_take_left4 >= Int32(8)  # _steps.py:22
             KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                 vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -424,12 +424,12 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_0fa7a5bd)) = 256  # nor
             end
         end
     end
-    q = 0.0f0  # norms.py:205
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:206
-        k[1] = tk_f2  # norms.py:206
-        tk_v_keep_v7 = vals[(k[1] % Int64) + 1]  # norms.py:207
+    q = 0.0f0  # norms.py:206
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:207
+        k[1] = tk_f2  # norms.py:207
+        tk_v_keep_v7 = vals[(k[1] % Int64) + 1]  # norms.py:208
         tk_v_keep_ret8 = tk_v_keep_v7  # _wide.py:18
-        q = fma(tk_v_keep_ret8, vals[(k[1] % Int64) + 1], q)  # norms.py:207
+        q = fma(tk_v_keep_ret8, vals[(k[1] % Int64) + 1], q)  # norms.py:208
     end
     tk_v_group_tree_tid13[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1] = q  # reductions.py:20
@@ -480,31 +480,31 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_0fa7a5bd)) = 256  # nor
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret14 = tk_v_group_tree_result11[1]  # reductions.py:30
     tk_v_group_reduce_ret10 = tk_v_group_tree_ret14  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret10 / Float32(n)) + eps)  # norms.py:208
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # norms.py:209
-        k[1] = tk_f3  # norms.py:209
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:210
-        tk_v_finish_at18 = base[1] + c[1]  # norms.py:211
-        tk_v_finish_left19 = n - c[1]  # norms.py:211
-        tk_v_finish_i20 = k[1] * Int32(8)  # norms.py:211
-        tk_v_finish_mu21 = 0.0f0  # norms.py:211
-        if tk_v_finish_left19 >= Int32(8)  # norms.py:149
-            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v22 in Int32(0):Int32(7)  # norms.py:150
-                tk_v_rms_out_i23 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:151
-                tk_v_rms_out_c24 = c[1] + tk_v_finish_v22  # norms.py:151
-                tk_v_rms_out_ret25 = (vals[(tk_v_rms_out_i23 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c24 % Int64) + 1]  # norms.py:140
-                vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = tk_v_rms_out_ret25  # norms.py:151
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret10 / Float32(n)) + eps)  # norms.py:209
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # norms.py:210
+        k[1] = tk_f3  # norms.py:210
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:211
+        tk_v_finish_at18 = base[1] + c[1]  # norms.py:212
+        tk_v_finish_left19 = n - c[1]  # norms.py:212
+        tk_v_finish_i20 = k[1] * Int32(8)  # norms.py:212
+        tk_v_finish_mu21 = 0.0f0  # norms.py:212
+        if tk_v_finish_left19 >= Int32(8)  # norms.py:150
+            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v22 in Int32(0):Int32(7)  # norms.py:151
+                tk_v_rms_out_i23 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:152
+                tk_v_rms_out_c24 = c[1] + tk_v_finish_v22  # norms.py:152
+                tk_v_rms_out_ret25 = (vals[(tk_v_rms_out_i23 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c24 % Int64) + 1]  # norms.py:141
+                vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = tk_v_rms_out_ret25  # norms.py:152
             end
         else
-            tk_v_trips1 = UInt32(8)  # norms.py:153
-            if UInt32(0) < tk_v_trips1  # norms.py:153
-                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:153
-                    tk_v_finish_v22 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:153
-                    if tk_v_finish_v22 < tk_v_finish_left19  # norms.py:154
-                        tk_v_rms_out_i26 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:155
-                        tk_v_rms_out_c27 = c[1] + tk_v_finish_v22  # norms.py:155
-                        tk_v_rms_out_ret28 = (vals[(tk_v_rms_out_i26 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c27 % Int64) + 1]  # norms.py:140
-                        vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = tk_v_rms_out_ret28  # norms.py:155
+            tk_v_trips1 = UInt32(8)  # norms.py:154
+            if UInt32(0) < tk_v_trips1  # norms.py:154
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:154
+                    tk_v_finish_v22 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:154
+                    if tk_v_finish_v22 < tk_v_finish_left19  # norms.py:155
+                        tk_v_rms_out_i26 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:156
+                        tk_v_rms_out_c27 = c[1] + tk_v_finish_v22  # norms.py:156
+                        tk_v_rms_out_ret28 = (vals[(tk_v_rms_out_i26 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c27 % Int64) + 1]  # norms.py:141
+                        vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = tk_v_rms_out_ret28  # norms.py:156
                     end
                 end
             end
@@ -526,58 +526,58 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_0fa7a5bd)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_8c346794)) = 256  # norms.py:196
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_e39d89a1)) = 256  # norms.py:197
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_3df2ac78(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:196
-    tk_gi = @index(Global, Linear)  # norms.py:196
-    tk_li = @index(Local, Linear)  # norms.py:196
-    vals = @private Float32 (32,)  # norms.py:196
-    tk_v_group_reduce_smem9 = @localmem Float32 (256,)  # norms.py:196
-    tk_u = @localmem Bool (1,)  # norms.py:196
-    lane = @private Int32 (1,)  # norms.py:196
-    base = @private Int32 (1,)  # norms.py:196
-    k = @private Int32 (1,)  # norms.py:196
-    c = @private Int32 (1,)  # norms.py:196
-    tk_v_group_tree_tid13 = @private Int32 (1,)  # norms.py:196
-    tk_v_group_tree_stride12 = @private Int32 (1,)  # norms.py:196
-    tk_v_group_tree_result11 = @private Float32 (1,)  # norms.py:196
-    local t::Int32 = zero(Int32)  # norms.py:196
-    local r::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:196
-    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:196
-    local q::Float32 = zero(Float32)  # norms.py:196
-    local tk_v_keep_v7::Float32 = zero(Float32)  # norms.py:196
-    local tk_v_keep_ret8::Float32 = zero(Float32)  # norms.py:196
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:196
-    local tk_f1::Int32 = zero(Int32)  # norms.py:196
-    local tk_f2::Int32 = zero(Int32)  # norms.py:196
-    lane[1] = Int32(0)  # norms.py:196
-    base[1] = Int32(0)  # norms.py:196
-    k[1] = Int32(0)  # norms.py:196
-    c[1] = Int32(0)  # norms.py:196
-    tk_v_group_tree_tid13[1] = Int32(0)  # norms.py:196
-    tk_v_group_tree_stride12[1] = Int32(0)  # norms.py:196
-    tk_v_group_tree_result11[1] = 0.0f0  # norms.py:196
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:197
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:198
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:198
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:198
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:199
-    tk_v_row_start_ret1 = r * n  # softmax.py:92
-    base[1] = tk_v_row_start_ret1  # norms.py:200
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:202
-        k[1] = tk_f1  # norms.py:202
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:203
-        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:204
-        tk_v_take_at3 = base[1] + c[1]  # norms.py:204
-        tk_v_take_left4 = n - c[1]  # norms.py:204
-        tk_v_take_fill5 = 0.0f0  # norms.py:204
+@kernel function tk_rms_norm_cached_684e5012(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:197
+    tk_gi = @index(Global, Linear)  # norms.py:197
+    tk_li = @index(Local, Linear)  # norms.py:197
+    vals = @private Float32 (32,)  # norms.py:197
+    tk_v_group_reduce_smem9 = @localmem Float32 (256,)  # norms.py:197
+    tk_u = @localmem Bool (1,)  # norms.py:197
+    lane = @private Int32 (1,)  # norms.py:197
+    base = @private Int32 (1,)  # norms.py:197
+    k = @private Int32 (1,)  # norms.py:197
+    c = @private Int32 (1,)  # norms.py:197
+    tk_v_group_tree_tid13 = @private Int32 (1,)  # norms.py:197
+    tk_v_group_tree_stride12 = @private Int32 (1,)  # norms.py:197
+    tk_v_group_tree_result11 = @private Float32 (1,)  # norms.py:197
+    local t::Int32 = zero(Int32)  # norms.py:197
+    local r::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:197
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:197
+    local q::Float32 = zero(Float32)  # norms.py:197
+    local tk_v_keep_v7::Float32 = zero(Float32)  # norms.py:197
+    local tk_v_keep_ret8::Float32 = zero(Float32)  # norms.py:197
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:197
+    local tk_f1::Int32 = zero(Int32)  # norms.py:197
+    local tk_f2::Int32 = zero(Int32)  # norms.py:197
+    lane[1] = Int32(0)  # norms.py:197
+    base[1] = Int32(0)  # norms.py:197
+    k[1] = Int32(0)  # norms.py:197
+    c[1] = Int32(0)  # norms.py:197
+    tk_v_group_tree_tid13[1] = Int32(0)  # norms.py:197
+    tk_v_group_tree_stride12[1] = Int32(0)  # norms.py:197
+    tk_v_group_tree_result11[1] = 0.0f0  # norms.py:197
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:198
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:199
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:199
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:199
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:200
+    tk_v_row_start_ret1 = r * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # norms.py:201
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:203
+        k[1] = tk_f1  # norms.py:203
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:204
+        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:205
+        tk_v_take_at3 = base[1] + c[1]  # norms.py:205
+        tk_v_take_left4 = n - c[1]  # norms.py:205
+        tk_v_take_fill5 = 0.0f0  # norms.py:205
         if tk_v_take_left4 >= Int32(8)  # _steps.py:22
             KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                 vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -588,12 +588,12 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_8c346794)) = 256  # nor
             end
         end
     end
-    q = 0.0f0  # norms.py:205
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:206
-        k[1] = tk_f2  # norms.py:206
-        tk_v_keep_v7 = vals[(k[1] % Int64) + 1]  # norms.py:207
+    q = 0.0f0  # norms.py:206
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:207
+        k[1] = tk_f2  # norms.py:207
+        tk_v_keep_v7 = vals[(k[1] % Int64) + 1]  # norms.py:208
         tk_v_keep_ret8 = tk_v_keep_v7  # _wide.py:18
-        q = fma(tk_v_keep_ret8, vals[(k[1] % Int64) + 1], q)  # norms.py:207
+        q = fma(tk_v_keep_ret8, vals[(k[1] % Int64) + 1], q)  # norms.py:208
     end
     tk_v_group_tree_tid13[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1] = q  # reductions.py:20
@@ -644,31 +644,31 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_8c346794)) = 256  # nor
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret14 = tk_v_group_tree_result11[1]  # reductions.py:30
     tk_v_group_reduce_ret10 = tk_v_group_tree_ret14  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret10 / Float32(n)) + eps)  # norms.py:208
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # norms.py:209
-        k[1] = tk_f3  # norms.py:209
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:210
-        tk_v_finish_at18 = base[1] + c[1]  # norms.py:211
-        tk_v_finish_left19 = n - c[1]  # norms.py:211
-        tk_v_finish_i20 = k[1] * Int32(8)  # norms.py:211
-        tk_v_finish_mu21 = 0.0f0  # norms.py:211
-        if tk_v_finish_left19 >= Int32(8)  # norms.py:149
-            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v22 in Int32(0):Int32(7)  # norms.py:150
-                tk_v_rms_out_i23 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:151
-                tk_v_rms_out_c24 = c[1] + tk_v_finish_v22  # norms.py:151
-                tk_v_rms_out_ret25 = (vals[(tk_v_rms_out_i23 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c24 % Int64) + 1]  # norms.py:140
-                vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = tk_v_rms_out_ret25  # norms.py:151
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret10 / Float32(n)) + eps)  # norms.py:209
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # norms.py:210
+        k[1] = tk_f3  # norms.py:210
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:211
+        tk_v_finish_at18 = base[1] + c[1]  # norms.py:212
+        tk_v_finish_left19 = n - c[1]  # norms.py:212
+        tk_v_finish_i20 = k[1] * Int32(8)  # norms.py:212
+        tk_v_finish_mu21 = 0.0f0  # norms.py:212
+        if tk_v_finish_left19 >= Int32(8)  # norms.py:150
+            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v22 in Int32(0):Int32(7)  # norms.py:151
+                tk_v_rms_out_i23 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:152
+                tk_v_rms_out_c24 = c[1] + tk_v_finish_v22  # norms.py:152
+                tk_v_rms_out_ret25 = (vals[(tk_v_rms_out_i23 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c24 % Int64) + 1]  # norms.py:141
+                vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = tk_v_rms_out_ret25  # norms.py:152
             end
         else
-            tk_v_trips1 = UInt32(8)  # norms.py:153
-            if UInt32(0) < tk_v_trips1  # norms.py:153
-                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:153
-                    tk_v_finish_v22 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:153
-                    if tk_v_finish_v22 < tk_v_finish_left19  # norms.py:154
-                        tk_v_rms_out_i26 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:155
-                        tk_v_rms_out_c27 = c[1] + tk_v_finish_v22  # norms.py:155
-                        tk_v_rms_out_ret28 = (vals[(tk_v_rms_out_i26 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c27 % Int64) + 1]  # norms.py:140
-                        vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = tk_v_rms_out_ret28  # norms.py:155
+            tk_v_trips1 = UInt32(8)  # norms.py:154
+            if UInt32(0) < tk_v_trips1  # norms.py:154
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:154
+                    tk_v_finish_v22 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:154
+                    if tk_v_finish_v22 < tk_v_finish_left19  # norms.py:155
+                        tk_v_rms_out_i26 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:156
+                        tk_v_rms_out_c27 = c[1] + tk_v_finish_v22  # norms.py:156
+                        tk_v_rms_out_ret28 = (vals[(tk_v_rms_out_i26 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c27 % Int64) + 1]  # norms.py:141
+                        vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = tk_v_rms_out_ret28  # norms.py:156
                     end
                 end
             end
@@ -690,146 +690,236 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_8c346794)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_3df2ac78)) = 256  # norms.py:196
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_684e5012)) = 256  # norms.py:197
 
 # Tack kernel `_rms_long`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__rms_long_25f33e77(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:242
-    tk_gi = @index(Global, Linear)  # norms.py:242
-    tk_li = @index(Local, Linear)  # norms.py:242
-    tk_v_group_reduce_smem3 = @localmem Float32 (256,)  # norms.py:242
-    tk_u = @localmem Bool (1,)  # norms.py:242
-    lane = @private Int32 (1,)  # norms.py:242
-    base = @private Int32 (1,)  # norms.py:242
-    c = @private Int32 (1,)  # norms.py:242
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:242
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:242
-    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:242
-    local t::Int32 = zero(Int32)  # norms.py:242
-    local r::Int32 = zero(Int32)  # norms.py:242
-    local q::Float32 = zero(Float32)  # norms.py:242
-    local v::Int32 = zero(Int32)  # norms.py:242
-    local tk_v_keep_v1::Float32 = zero(Float32)  # norms.py:242
-    local tk_v_keep_ret2::Float32 = zero(Float32)  # norms.py:242
-    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:242
-    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:242
-    local tk_v_start3::Int64 = zero(Int64)  # norms.py:242
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:242
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:242
-    lane[1] = Int32(0)  # norms.py:242
-    base[1] = Int32(0)  # norms.py:242
-    c[1] = Int32(0)  # norms.py:242
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:242
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:242
-    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:242
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:243
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:244
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:244
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:244
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:245
-    base[1] = r * n  # norms.py:246
-    q = 0.0f0  # norms.py:247
-    tk_v_start3 = (lane[1] * Int32(8)) % Int64  # norms.py:248
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # norms.py:248
-    if UInt32(0) < tk_v_trips1  # norms.py:248
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:248
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(2048))) % Int32  # norms.py:248
-            KernelAbstractions.Extras.@unroll for outer v in Int32(0):Int32(7)  # norms.py:249
-                if (c[1] + v) < n  # norms.py:250
-                    tk_v_keep_v1 = x[(((base[1] + c[1]) + v) % Int64) + 1]  # norms.py:251
-                    tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
-                    q = fma(tk_v_keep_ret2, x[(((base[1] + c[1]) + v) % Int64) + 1], q)  # norms.py:251
+@kernel function tk__rms_long_cf966a6a(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:245
+    tk_gi = @index(Global, Linear)  # norms.py:245
+    tk_li = @index(Local, Linear)  # norms.py:245
+    vals = @private Float32 (8,)  # norms.py:245
+    tk_v_group_reduce_smem9 = @localmem Float32 (256,)  # norms.py:245
+    tk_u = @localmem Bool (1,)  # norms.py:245
+    lane = @private Int32 (1,)  # norms.py:245
+    base = @private Int32 (1,)  # norms.py:245
+    c = @private Int32 (1,)  # norms.py:245
+    tk_v_group_tree_tid13 = @private Int32 (1,)  # norms.py:245
+    tk_v_group_tree_stride12 = @private Int32 (1,)  # norms.py:245
+    tk_v_group_tree_result11 = @private Float32 (1,)  # norms.py:245
+    local t::Int32 = zero(Int32)  # norms.py:245
+    local r::Int32 = zero(Int32)  # norms.py:245
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:245
+    local q::Float32 = zero(Float32)  # norms.py:245
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:245
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:245
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:245
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:245
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:245
+    local v::Int32 = zero(Int32)  # norms.py:245
+    local tk_v_keep_v7::Float32 = zero(Float32)  # norms.py:245
+    local tk_v_keep_ret8::Float32 = zero(Float32)  # norms.py:245
+    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:245
+    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:245
+    local tk_v_start3::Int64 = zero(Int64)  # norms.py:245
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:245
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:245
+    lane[1] = Int32(0)  # norms.py:245
+    base[1] = Int32(0)  # norms.py:245
+    c[1] = Int32(0)  # norms.py:245
+    tk_v_group_tree_tid13[1] = Int32(0)  # norms.py:245
+    tk_v_group_tree_stride12[1] = Int32(0)  # norms.py:245
+    tk_v_group_tree_result11[1] = 0.0f0  # norms.py:245
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:246
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:247
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:247
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:247
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:248
+    tk_v_row_start_ret1 = r * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # norms.py:249
+    q = 0.0f0  # norms.py:251
+    tk_v_start3 = (lane[1] * Int32(8)) % Int64  # norms.py:252
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # norms.py:252
+    if UInt32(0) < tk_v_trips1  # norms.py:252
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:252
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(2048))) % Int32  # norms.py:252
+            tk_v_take_i2 = Int32(0)  # norms.py:253
+            tk_v_take_at3 = base[1] + c[1]  # norms.py:253
+            tk_v_take_left4 = n - c[1]  # norms.py:253
+            tk_v_take_fill5 = 0.0f0  # norms.py:253
+            if tk_v_take_left4 >= Int32(8)  # _steps.py:22
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
+                    vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
                 end
+            else
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:26
+                    vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : 0.0f0  # _steps.py:27
+                end
+            end
+            KernelAbstractions.Extras.@unroll for outer v in Int32(0):Int32(7)  # norms.py:254
+                tk_v_keep_v7 = vals[(v % Int64) + 1]  # norms.py:255
+                tk_v_keep_ret8 = tk_v_keep_v7  # _wide.py:18
+                q = fma(tk_v_keep_ret8, vals[(v % Int64) + 1], q)  # norms.py:255
             end
         end
     end
-    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
+    tk_v_group_tree_tid13[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1] = q  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride12[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride12[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[1]  # reductions.py:23
-        local tk_v_add_a9::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b10::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret11::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
-            tk_v_add_a9 = tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b10 = tk_v_group_reduce_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
-            tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
+        local tk_v_add_a15::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b16::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret17::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid13[1] < tk_v_group_tree_stride12[1]  # reductions.py:24
+            tk_v_add_a15 = tk_v_group_reduce_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b16 = tk_v_group_reduce_smem9[((tk_v_group_tree_tid13[1] + tk_v_group_tree_stride12[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret17 = tk_v_add_a15 + tk_v_add_b16  # combine.py:18
+            tk_v_group_reduce_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1] = tk_v_add_ret17  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+        tk_v_cse3 = rem(tk_v_group_tree_stride12[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride12[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride12[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride12[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result5[1] = tk_v_group_reduce_smem3[1]  # reductions.py:28
+    tk_v_group_tree_result11[1] = tk_v_group_reduce_smem9[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret8::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_ret4::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_tree_ret14::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_ret10::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_take_i18::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_at19::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_left20::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_fill21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_take_v22::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_at23::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_left24::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_i25::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_mu26::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_finish_v27::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_i28::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_c29::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_ret30::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_rms_out_i31::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_c32::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_ret33::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_put_v34::Int32 = zero(Int32)  # reductions.py:30
     local tk_v_trips4::UInt32 = zero(UInt32)  # reductions.py:30
     local tk_v_k5::UInt32 = zero(UInt32)  # reductions.py:30
-    local tk_v_start6::Int64 = zero(Int64)  # reductions.py:30
-    local tk_v_cse5::Int64 = zero(Int64)  # reductions.py:30
-    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
-    tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret4 / Float32(n)) + eps)  # norms.py:252
-    tk_v_start6 = lane[1] % Int64  # norms.py:253
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:253
-    if UInt32(0) < tk_v_trips4  # norms.py:253
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:253
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:253
-            tk_v_cse5 = (base[1] + c[1]) % Int64  # norms.py:254
-            y[tk_v_cse5 + 1] = (x[tk_v_cse5 + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:254
+    local tk_v_trips6::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k7::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_trips8::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k9::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_start10::Int64 = zero(Int64)  # reductions.py:30
+    tk_v_group_tree_ret14 = tk_v_group_tree_result11[1]  # reductions.py:30
+    tk_v_group_reduce_ret10 = tk_v_group_tree_ret14  # reductions.py:38
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret10 / Float32(n)) + eps)  # norms.py:256
+    tk_v_start10 = (lane[1] * Int32(8)) % Int64  # norms.py:257
+    tk_v_trips8 = div((max((n % Int64) - tk_v_start10, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # norms.py:257
+    if UInt32(0) < tk_v_trips8  # norms.py:257
+        for outer tk_v_k9 in UInt32(0):(tk_v_trips8 - UInt32(1))  # norms.py:257
+            c[1] = (tk_v_start10 + ((tk_v_k9 % Int64) * Int64(2048))) % Int32  # norms.py:257
+            tk_v_take_i18 = Int32(0)  # norms.py:258
+            tk_v_take_at19 = base[1] + c[1]  # norms.py:258
+            tk_v_take_left20 = n - c[1]  # norms.py:258
+            tk_v_take_fill21 = 0.0f0  # norms.py:258
+            if tk_v_take_left20 >= Int32(8)  # _steps.py:22
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v22 in Int32(0):Int32(7)  # _steps.py:23
+                    vals[((tk_v_take_i18 + tk_v_take_v22) % Int64) + 1] = x[((tk_v_take_at19 + tk_v_take_v22) % Int64) + 1]  # _steps.py:24
+                end
+            else
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v22 in Int32(0):Int32(7)  # _steps.py:26
+                    vals[((tk_v_take_i18 + tk_v_take_v22) % Int64) + 1] = (tk_v_take_v22 < tk_v_take_left20) ? x[((tk_v_take_at19 + tk_v_take_v22) % Int64) + 1] : 0.0f0  # _steps.py:27
+                end
+            end
+            tk_v_finish_at23 = base[1] + c[1]  # norms.py:259
+            tk_v_finish_left24 = n - c[1]  # norms.py:259
+            tk_v_finish_i25 = Int32(0)  # norms.py:259
+            tk_v_finish_mu26 = 0.0f0  # norms.py:259
+            if tk_v_finish_left24 >= Int32(8)  # norms.py:150
+                KernelAbstractions.Extras.@unroll for outer tk_v_finish_v27 in Int32(0):Int32(7)  # norms.py:151
+                    tk_v_rms_out_i28 = tk_v_finish_i25 + tk_v_finish_v27  # norms.py:152
+                    tk_v_rms_out_c29 = c[1] + tk_v_finish_v27  # norms.py:152
+                    tk_v_rms_out_ret30 = (vals[(tk_v_rms_out_i28 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c29 % Int64) + 1]  # norms.py:141
+                    vals[((tk_v_finish_i25 + tk_v_finish_v27) % Int64) + 1] = tk_v_rms_out_ret30  # norms.py:152
+                end
+            else
+                tk_v_trips4 = UInt32(8)  # norms.py:154
+                if UInt32(0) < tk_v_trips4  # norms.py:154
+                    KernelAbstractions.Extras.@unroll for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:154
+                        tk_v_finish_v27 = (Int64(7) + ((tk_v_k5 % Int64) * Int64(-1))) % Int32  # norms.py:154
+                        if tk_v_finish_v27 < tk_v_finish_left24  # norms.py:155
+                            tk_v_rms_out_i31 = tk_v_finish_i25 + tk_v_finish_v27  # norms.py:156
+                            tk_v_rms_out_c32 = c[1] + tk_v_finish_v27  # norms.py:156
+                            tk_v_rms_out_ret33 = (vals[(tk_v_rms_out_i31 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c32 % Int64) + 1]  # norms.py:141
+                            vals[((tk_v_finish_i25 + tk_v_finish_v27) % Int64) + 1] = tk_v_rms_out_ret33  # norms.py:156
+                        end
+                    end
+                end
+            end
+            if tk_v_finish_left24 >= Int32(8)  # _steps.py:33
+                KernelAbstractions.Extras.@unroll for outer tk_v_put_v34 in Int32(0):Int32(7)  # _steps.py:34
+                    y[((tk_v_finish_at23 + tk_v_put_v34) % Int64) + 1] = vals[((tk_v_finish_i25 + tk_v_put_v34) % Int64) + 1]  # _steps.py:35
+                end
+            else
+                tk_v_trips6 = UInt32(8)  # _steps.py:37
+                if UInt32(0) < tk_v_trips6  # _steps.py:37
+                    KernelAbstractions.Extras.@unroll for outer tk_v_k7 in UInt32(0):(tk_v_trips6 - UInt32(1))  # _steps.py:37
+                        tk_v_put_v34 = (Int64(7) + ((tk_v_k7 % Int64) * Int64(-1))) % Int32  # _steps.py:37
+                        if tk_v_put_v34 < tk_v_finish_left24  # _steps.py:38
+                            y[((tk_v_finish_at23 + tk_v_put_v34) % Int64) + 1] = vals[((tk_v_finish_i25 + tk_v_put_v34) % Int64) + 1]  # _steps.py:39
+                        end
+                    end
+                end
+            end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_25f33e77)) = 256  # norms.py:242
+TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_cf966a6a)) = 256  # norms.py:245
 
 # Tack kernel `_rms_rows`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk__rms_rows_cf51ac84(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:45
-    tk_gi = @index(Global, Linear)  # norms.py:45
-    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:45
-    tk_t = Int64(tk_gi) - Int64(1)  # norms.py:45
-    local r::Int32 = zero(Int32)  # norms.py:45
-    local base::Int32 = zero(Int32)  # norms.py:45
-    local tk_v_row_sq_dev_mu1::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # norms.py:45
-    local tk_v_zero_ret9::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # norms.py:45
-    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # norms.py:45
-    local tk_v_add_square_dev_acc10::Float64 = zero(Float64)  # norms.py:45
-    local tk_v_add_square_dev_v11::Float64 = zero(Float64)  # norms.py:45
-    local tk_v_add_square_dev_d12::Float64 = zero(Float64)  # norms.py:45
-    local tk_v_add_square_dev_ret13::Float64 = zero(Float64)  # norms.py:45
-    local tk_v_add_square_dev_acc14::Float64 = zero(Float64)  # norms.py:45
-    local tk_v_add_square_dev_v15::Float64 = zero(Float64)  # norms.py:45
-    local tk_v_add_square_dev_d16::Float64 = zero(Float64)  # norms.py:45
-    local tk_v_add_square_dev_ret17::Float64 = zero(Float64)  # norms.py:45
-    local tk_v_add_a18::Float64 = zero(Float64)  # norms.py:45
-    local tk_v_add_b19::Float64 = zero(Float64)  # norms.py:45
-    local tk_v_add_ret20::Float64 = zero(Float64)  # norms.py:45
-    local tk_v_add_a21::Float64 = zero(Float64)  # norms.py:45
-    local tk_v_add_b22::Float64 = zero(Float64)  # norms.py:45
-    local tk_v_add_ret23::Float64 = zero(Float64)  # norms.py:45
-    local tk_v_add_a24::Float64 = zero(Float64)  # norms.py:45
-    local tk_v_add_b25::Float64 = zero(Float64)  # norms.py:45
-    local tk_v_add_ret26::Float64 = zero(Float64)  # norms.py:45
-    local tk_v_fold_lanes_ret8::Float64 = zero(Float64)  # norms.py:45
-    local tk_v_row_fold_ret4::Float64 = zero(Float64)  # norms.py:45
-    local tk_v_row_sq_dev_ret2::Float64 = zero(Float64)  # norms.py:45
-    local tk_v_inv::Float64 = zero(Float64)  # norms.py:45
-    local c::Int32 = zero(Int32)  # norms.py:45
-    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:45
-    if tk_t < tk_n  # norms.py:45
-        r = tk_t % Int32  # norms.py:46
-        base = r * n  # norms.py:47
-        tk_v_row_sq_dev_mu1 = 0.0f0  # norms.py:49
+@kernel function tk__rms_rows_be2c1b3a(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:46
+    tk_gi = @index(Global, Linear)  # norms.py:46
+    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:46
+    tk_t = Int64(tk_gi) - Int64(1)  # norms.py:46
+    local r::Int32 = zero(Int32)  # norms.py:46
+    local base::Int32 = zero(Int32)  # norms.py:46
+    local tk_v_row_sq_dev_mu1::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # norms.py:46
+    local tk_v_zero_ret9::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # norms.py:46
+    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # norms.py:46
+    local tk_v_add_square_dev_acc10::Float64 = zero(Float64)  # norms.py:46
+    local tk_v_add_square_dev_v11::Float64 = zero(Float64)  # norms.py:46
+    local tk_v_add_square_dev_d12::Float64 = zero(Float64)  # norms.py:46
+    local tk_v_add_square_dev_ret13::Float64 = zero(Float64)  # norms.py:46
+    local tk_v_add_square_dev_acc14::Float64 = zero(Float64)  # norms.py:46
+    local tk_v_add_square_dev_v15::Float64 = zero(Float64)  # norms.py:46
+    local tk_v_add_square_dev_d16::Float64 = zero(Float64)  # norms.py:46
+    local tk_v_add_square_dev_ret17::Float64 = zero(Float64)  # norms.py:46
+    local tk_v_add_a18::Float64 = zero(Float64)  # norms.py:46
+    local tk_v_add_b19::Float64 = zero(Float64)  # norms.py:46
+    local tk_v_add_ret20::Float64 = zero(Float64)  # norms.py:46
+    local tk_v_add_a21::Float64 = zero(Float64)  # norms.py:46
+    local tk_v_add_b22::Float64 = zero(Float64)  # norms.py:46
+    local tk_v_add_ret23::Float64 = zero(Float64)  # norms.py:46
+    local tk_v_add_a24::Float64 = zero(Float64)  # norms.py:46
+    local tk_v_add_b25::Float64 = zero(Float64)  # norms.py:46
+    local tk_v_add_ret26::Float64 = zero(Float64)  # norms.py:46
+    local tk_v_fold_lanes_ret8::Float64 = zero(Float64)  # norms.py:46
+    local tk_v_row_fold_ret4::Float64 = zero(Float64)  # norms.py:46
+    local tk_v_row_sq_dev_ret2::Float64 = zero(Float64)  # norms.py:46
+    local tk_v_inv::Float64 = zero(Float64)  # norms.py:46
+    local c::Int32 = zero(Int32)  # norms.py:46
+    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:46
+    if tk_t < tk_n  # norms.py:46
+        r = tk_t % Int32  # norms.py:47
+        base = r * n  # norms.py:48
+        tk_v_row_sq_dev_mu1 = 0.0f0  # norms.py:50
         KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:41
             tk_v_zero_ret9 = 0.0f0  # _rowsum.py:61
             tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = Float64(0.0)  # _rowsum.py:42
@@ -872,66 +962,66 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_25f33e77)) = 256  # norms.py:
         tk_v_fold_lanes_ret8 = tk_v_add_ret26  # _rowsum.py:56
         tk_v_row_fold_ret4 = tk_v_fold_lanes_ret8  # _rowsum.py:28
         tk_v_row_sq_dev_ret2 = tk_v_row_fold_ret4  # _rowsum.py:95
-        tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_row_sq_dev_ret2 / Float64(n)) + eps)  # norms.py:49
-        if Int32(0) < n  # norms.py:50
-            for outer c in Int32(0):(n - Int32(1))  # norms.py:50
-                tk_v_cse1 = (base + c) % Int64  # norms.py:51
-                y[tk_v_cse1 + 1] = (x[tk_v_cse1 + 1] * tk_v_inv) * w[(c % Int64) + 1]  # norms.py:51
+        tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_row_sq_dev_ret2 / Float64(n)) + eps)  # norms.py:50
+        if Int32(0) < n  # norms.py:51
+            for outer c in Int32(0):(n - Int32(1))  # norms.py:51
+                tk_v_cse1 = (base + c) % Int64  # norms.py:52
+                y[tk_v_cse1 + 1] = (x[tk_v_cse1 + 1] * tk_v_inv) * w[(c % Int64) + 1]  # norms.py:52
             end
         end
     end
 end
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_49ac6fe8(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:196
-    tk_gi = @index(Global, Linear)  # norms.py:196
-    tk_li = @index(Local, Linear)  # norms.py:196
-    vals = @private Float64 (8,)  # norms.py:196
-    tk_v_group_reduce_smem9 = @localmem Float64 (256,)  # norms.py:196
-    tk_u = @localmem Bool (1,)  # norms.py:196
-    lane = @private Int32 (1,)  # norms.py:196
-    base = @private Int32 (1,)  # norms.py:196
-    k = @private Int32 (1,)  # norms.py:196
-    c = @private Int32 (1,)  # norms.py:196
-    tk_v_group_tree_tid13 = @private Int32 (1,)  # norms.py:196
-    tk_v_group_tree_stride12 = @private Int32 (1,)  # norms.py:196
-    tk_v_group_tree_result11 = @private Float64 (1,)  # norms.py:196
-    local t::Int32 = zero(Int32)  # norms.py:196
-    local r::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:196
-    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:196
-    local q::Float64 = zero(Float64)  # norms.py:196
-    local tk_v_keep_v7::Float64 = zero(Float64)  # norms.py:196
-    local tk_v_keep_ret8::Float64 = zero(Float64)  # norms.py:196
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:196
-    local tk_f1::Int32 = zero(Int32)  # norms.py:196
-    local tk_f2::Int32 = zero(Int32)  # norms.py:196
-    lane[1] = Int32(0)  # norms.py:196
-    base[1] = Int32(0)  # norms.py:196
-    k[1] = Int32(0)  # norms.py:196
-    c[1] = Int32(0)  # norms.py:196
-    tk_v_group_tree_tid13[1] = Int32(0)  # norms.py:196
-    tk_v_group_tree_stride12[1] = Int32(0)  # norms.py:196
-    tk_v_group_tree_result11[1] = Float64(0.0)  # norms.py:196
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:197
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:198
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:198
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:198
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:199
-    tk_v_row_start_ret1 = r * n  # softmax.py:92
-    base[1] = tk_v_row_start_ret1  # norms.py:200
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:202
-        k[1] = tk_f1  # norms.py:202
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:203
-        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:204
-        tk_v_take_at3 = base[1] + c[1]  # norms.py:204
-        tk_v_take_left4 = n - c[1]  # norms.py:204
-        tk_v_take_fill5 = 0.0f0  # norms.py:204
+@kernel function tk_rms_norm_cached_c3b59c95(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:197
+    tk_gi = @index(Global, Linear)  # norms.py:197
+    tk_li = @index(Local, Linear)  # norms.py:197
+    vals = @private Float64 (8,)  # norms.py:197
+    tk_v_group_reduce_smem9 = @localmem Float64 (256,)  # norms.py:197
+    tk_u = @localmem Bool (1,)  # norms.py:197
+    lane = @private Int32 (1,)  # norms.py:197
+    base = @private Int32 (1,)  # norms.py:197
+    k = @private Int32 (1,)  # norms.py:197
+    c = @private Int32 (1,)  # norms.py:197
+    tk_v_group_tree_tid13 = @private Int32 (1,)  # norms.py:197
+    tk_v_group_tree_stride12 = @private Int32 (1,)  # norms.py:197
+    tk_v_group_tree_result11 = @private Float64 (1,)  # norms.py:197
+    local t::Int32 = zero(Int32)  # norms.py:197
+    local r::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:197
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:197
+    local q::Float64 = zero(Float64)  # norms.py:197
+    local tk_v_keep_v7::Float64 = zero(Float64)  # norms.py:197
+    local tk_v_keep_ret8::Float64 = zero(Float64)  # norms.py:197
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:197
+    local tk_f1::Int32 = zero(Int32)  # norms.py:197
+    local tk_f2::Int32 = zero(Int32)  # norms.py:197
+    lane[1] = Int32(0)  # norms.py:197
+    base[1] = Int32(0)  # norms.py:197
+    k[1] = Int32(0)  # norms.py:197
+    c[1] = Int32(0)  # norms.py:197
+    tk_v_group_tree_tid13[1] = Int32(0)  # norms.py:197
+    tk_v_group_tree_stride12[1] = Int32(0)  # norms.py:197
+    tk_v_group_tree_result11[1] = Float64(0.0)  # norms.py:197
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:198
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:199
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:199
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:199
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:200
+    tk_v_row_start_ret1 = r * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # norms.py:201
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:203
+        k[1] = tk_f1  # norms.py:203
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:204
+        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:205
+        tk_v_take_at3 = base[1] + c[1]  # norms.py:205
+        tk_v_take_left4 = n - c[1]  # norms.py:205
+        tk_v_take_fill5 = 0.0f0  # norms.py:205
         if tk_v_take_left4 >= Int32(8)  # _steps.py:22
             KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                 vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -942,12 +1032,12 @@ end
             end
         end
     end
-    q = Float64(0.0)  # norms.py:205
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:206
-        k[1] = tk_f2  # norms.py:206
-        tk_v_keep_v7 = vals[(k[1] % Int64) + 1]  # norms.py:207
+    q = Float64(0.0)  # norms.py:206
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:207
+        k[1] = tk_f2  # norms.py:207
+        tk_v_keep_v7 = vals[(k[1] % Int64) + 1]  # norms.py:208
         tk_v_keep_ret8 = tk_v_keep_v7  # _wide.py:18
-        q = fma(tk_v_keep_ret8, vals[(k[1] % Int64) + 1], q)  # norms.py:207
+        q = fma(tk_v_keep_ret8, vals[(k[1] % Int64) + 1], q)  # norms.py:208
     end
     tk_v_group_tree_tid13[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1] = q  # reductions.py:20
@@ -998,31 +1088,31 @@ end
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret14 = tk_v_group_tree_result11[1]  # reductions.py:30
     tk_v_group_reduce_ret10 = tk_v_group_tree_ret14  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret10 / Float64(n)) + eps)  # norms.py:208
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # norms.py:209
-        k[1] = tk_f3  # norms.py:209
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:210
-        tk_v_finish_at18 = base[1] + c[1]  # norms.py:211
-        tk_v_finish_left19 = n - c[1]  # norms.py:211
-        tk_v_finish_i20 = k[1] * Int32(8)  # norms.py:211
-        tk_v_finish_mu21 = 0.0f0  # norms.py:211
-        if tk_v_finish_left19 >= Int32(8)  # norms.py:149
-            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v22 in Int32(0):Int32(7)  # norms.py:150
-                tk_v_rms_out_i23 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:151
-                tk_v_rms_out_c24 = c[1] + tk_v_finish_v22  # norms.py:151
-                tk_v_rms_out_ret25 = (vals[(tk_v_rms_out_i23 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c24 % Int64) + 1]  # norms.py:140
-                vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = tk_v_rms_out_ret25  # norms.py:151
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret10 / Float64(n)) + eps)  # norms.py:209
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # norms.py:210
+        k[1] = tk_f3  # norms.py:210
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:211
+        tk_v_finish_at18 = base[1] + c[1]  # norms.py:212
+        tk_v_finish_left19 = n - c[1]  # norms.py:212
+        tk_v_finish_i20 = k[1] * Int32(8)  # norms.py:212
+        tk_v_finish_mu21 = 0.0f0  # norms.py:212
+        if tk_v_finish_left19 >= Int32(8)  # norms.py:150
+            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v22 in Int32(0):Int32(7)  # norms.py:151
+                tk_v_rms_out_i23 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:152
+                tk_v_rms_out_c24 = c[1] + tk_v_finish_v22  # norms.py:152
+                tk_v_rms_out_ret25 = (vals[(tk_v_rms_out_i23 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c24 % Int64) + 1]  # norms.py:141
+                vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = tk_v_rms_out_ret25  # norms.py:152
             end
         else
-            tk_v_trips1 = UInt32(8)  # norms.py:153
-            if UInt32(0) < tk_v_trips1  # norms.py:153
-                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:153
-                    tk_v_finish_v22 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:153
-                    if tk_v_finish_v22 < tk_v_finish_left19  # norms.py:154
-                        tk_v_rms_out_i26 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:155
-                        tk_v_rms_out_c27 = c[1] + tk_v_finish_v22  # norms.py:155
-                        tk_v_rms_out_ret28 = (vals[(tk_v_rms_out_i26 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c27 % Int64) + 1]  # norms.py:140
-                        vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = tk_v_rms_out_ret28  # norms.py:155
+            tk_v_trips1 = UInt32(8)  # norms.py:154
+            if UInt32(0) < tk_v_trips1  # norms.py:154
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:154
+                    tk_v_finish_v22 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:154
+                    if tk_v_finish_v22 < tk_v_finish_left19  # norms.py:155
+                        tk_v_rms_out_i26 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:156
+                        tk_v_rms_out_c27 = c[1] + tk_v_finish_v22  # norms.py:156
+                        tk_v_rms_out_ret28 = (vals[(tk_v_rms_out_i26 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c27 % Int64) + 1]  # norms.py:141
+                        vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = tk_v_rms_out_ret28  # norms.py:156
                     end
                 end
             end
@@ -1044,58 +1134,58 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_49ac6fe8)) = 256  # norms.py:196
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_c3b59c95)) = 256  # norms.py:197
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_e22ffa32(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:196
-    tk_gi = @index(Global, Linear)  # norms.py:196
-    tk_li = @index(Local, Linear)  # norms.py:196
-    vals = @private Float64 (16,)  # norms.py:196
-    tk_v_group_reduce_smem9 = @localmem Float64 (256,)  # norms.py:196
-    tk_u = @localmem Bool (1,)  # norms.py:196
-    lane = @private Int32 (1,)  # norms.py:196
-    base = @private Int32 (1,)  # norms.py:196
-    k = @private Int32 (1,)  # norms.py:196
-    c = @private Int32 (1,)  # norms.py:196
-    tk_v_group_tree_tid13 = @private Int32 (1,)  # norms.py:196
-    tk_v_group_tree_stride12 = @private Int32 (1,)  # norms.py:196
-    tk_v_group_tree_result11 = @private Float64 (1,)  # norms.py:196
-    local t::Int32 = zero(Int32)  # norms.py:196
-    local r::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:196
-    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:196
-    local q::Float64 = zero(Float64)  # norms.py:196
-    local tk_v_keep_v7::Float64 = zero(Float64)  # norms.py:196
-    local tk_v_keep_ret8::Float64 = zero(Float64)  # norms.py:196
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:196
-    local tk_f1::Int32 = zero(Int32)  # norms.py:196
-    local tk_f2::Int32 = zero(Int32)  # norms.py:196
-    lane[1] = Int32(0)  # norms.py:196
-    base[1] = Int32(0)  # norms.py:196
-    k[1] = Int32(0)  # norms.py:196
-    c[1] = Int32(0)  # norms.py:196
-    tk_v_group_tree_tid13[1] = Int32(0)  # norms.py:196
-    tk_v_group_tree_stride12[1] = Int32(0)  # norms.py:196
-    tk_v_group_tree_result11[1] = Float64(0.0)  # norms.py:196
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:197
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:198
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:198
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:198
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:199
-    tk_v_row_start_ret1 = r * n  # softmax.py:92
-    base[1] = tk_v_row_start_ret1  # norms.py:200
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:202
-        k[1] = tk_f1  # norms.py:202
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:203
-        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:204
-        tk_v_take_at3 = base[1] + c[1]  # norms.py:204
-        tk_v_take_left4 = n - c[1]  # norms.py:204
-        tk_v_take_fill5 = 0.0f0  # norms.py:204
+@kernel function tk_rms_norm_cached_f07b0a45(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:197
+    tk_gi = @index(Global, Linear)  # norms.py:197
+    tk_li = @index(Local, Linear)  # norms.py:197
+    vals = @private Float64 (16,)  # norms.py:197
+    tk_v_group_reduce_smem9 = @localmem Float64 (256,)  # norms.py:197
+    tk_u = @localmem Bool (1,)  # norms.py:197
+    lane = @private Int32 (1,)  # norms.py:197
+    base = @private Int32 (1,)  # norms.py:197
+    k = @private Int32 (1,)  # norms.py:197
+    c = @private Int32 (1,)  # norms.py:197
+    tk_v_group_tree_tid13 = @private Int32 (1,)  # norms.py:197
+    tk_v_group_tree_stride12 = @private Int32 (1,)  # norms.py:197
+    tk_v_group_tree_result11 = @private Float64 (1,)  # norms.py:197
+    local t::Int32 = zero(Int32)  # norms.py:197
+    local r::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:197
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:197
+    local q::Float64 = zero(Float64)  # norms.py:197
+    local tk_v_keep_v7::Float64 = zero(Float64)  # norms.py:197
+    local tk_v_keep_ret8::Float64 = zero(Float64)  # norms.py:197
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:197
+    local tk_f1::Int32 = zero(Int32)  # norms.py:197
+    local tk_f2::Int32 = zero(Int32)  # norms.py:197
+    lane[1] = Int32(0)  # norms.py:197
+    base[1] = Int32(0)  # norms.py:197
+    k[1] = Int32(0)  # norms.py:197
+    c[1] = Int32(0)  # norms.py:197
+    tk_v_group_tree_tid13[1] = Int32(0)  # norms.py:197
+    tk_v_group_tree_stride12[1] = Int32(0)  # norms.py:197
+    tk_v_group_tree_result11[1] = Float64(0.0)  # norms.py:197
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:198
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:199
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:199
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:199
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:200
+    tk_v_row_start_ret1 = r * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # norms.py:201
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:203
+        k[1] = tk_f1  # norms.py:203
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:204
+        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:205
+        tk_v_take_at3 = base[1] + c[1]  # norms.py:205
+        tk_v_take_left4 = n - c[1]  # norms.py:205
+        tk_v_take_fill5 = 0.0f0  # norms.py:205
         if tk_v_take_left4 >= Int32(8)  # _steps.py:22
             KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                 vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -1106,12 +1196,12 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_49ac6fe8)) = 256  # nor
             end
         end
     end
-    q = Float64(0.0)  # norms.py:205
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:206
-        k[1] = tk_f2  # norms.py:206
-        tk_v_keep_v7 = vals[(k[1] % Int64) + 1]  # norms.py:207
+    q = Float64(0.0)  # norms.py:206
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:207
+        k[1] = tk_f2  # norms.py:207
+        tk_v_keep_v7 = vals[(k[1] % Int64) + 1]  # norms.py:208
         tk_v_keep_ret8 = tk_v_keep_v7  # _wide.py:18
-        q = fma(tk_v_keep_ret8, vals[(k[1] % Int64) + 1], q)  # norms.py:207
+        q = fma(tk_v_keep_ret8, vals[(k[1] % Int64) + 1], q)  # norms.py:208
     end
     tk_v_group_tree_tid13[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1] = q  # reductions.py:20
@@ -1162,31 +1252,31 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_49ac6fe8)) = 256  # nor
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret14 = tk_v_group_tree_result11[1]  # reductions.py:30
     tk_v_group_reduce_ret10 = tk_v_group_tree_ret14  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret10 / Float64(n)) + eps)  # norms.py:208
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # norms.py:209
-        k[1] = tk_f3  # norms.py:209
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:210
-        tk_v_finish_at18 = base[1] + c[1]  # norms.py:211
-        tk_v_finish_left19 = n - c[1]  # norms.py:211
-        tk_v_finish_i20 = k[1] * Int32(8)  # norms.py:211
-        tk_v_finish_mu21 = 0.0f0  # norms.py:211
-        if tk_v_finish_left19 >= Int32(8)  # norms.py:149
-            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v22 in Int32(0):Int32(7)  # norms.py:150
-                tk_v_rms_out_i23 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:151
-                tk_v_rms_out_c24 = c[1] + tk_v_finish_v22  # norms.py:151
-                tk_v_rms_out_ret25 = (vals[(tk_v_rms_out_i23 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c24 % Int64) + 1]  # norms.py:140
-                vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = tk_v_rms_out_ret25  # norms.py:151
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret10 / Float64(n)) + eps)  # norms.py:209
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # norms.py:210
+        k[1] = tk_f3  # norms.py:210
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:211
+        tk_v_finish_at18 = base[1] + c[1]  # norms.py:212
+        tk_v_finish_left19 = n - c[1]  # norms.py:212
+        tk_v_finish_i20 = k[1] * Int32(8)  # norms.py:212
+        tk_v_finish_mu21 = 0.0f0  # norms.py:212
+        if tk_v_finish_left19 >= Int32(8)  # norms.py:150
+            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v22 in Int32(0):Int32(7)  # norms.py:151
+                tk_v_rms_out_i23 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:152
+                tk_v_rms_out_c24 = c[1] + tk_v_finish_v22  # norms.py:152
+                tk_v_rms_out_ret25 = (vals[(tk_v_rms_out_i23 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c24 % Int64) + 1]  # norms.py:141
+                vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = tk_v_rms_out_ret25  # norms.py:152
             end
         else
-            tk_v_trips1 = UInt32(8)  # norms.py:153
-            if UInt32(0) < tk_v_trips1  # norms.py:153
-                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:153
-                    tk_v_finish_v22 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:153
-                    if tk_v_finish_v22 < tk_v_finish_left19  # norms.py:154
-                        tk_v_rms_out_i26 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:155
-                        tk_v_rms_out_c27 = c[1] + tk_v_finish_v22  # norms.py:155
-                        tk_v_rms_out_ret28 = (vals[(tk_v_rms_out_i26 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c27 % Int64) + 1]  # norms.py:140
-                        vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = tk_v_rms_out_ret28  # norms.py:155
+            tk_v_trips1 = UInt32(8)  # norms.py:154
+            if UInt32(0) < tk_v_trips1  # norms.py:154
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:154
+                    tk_v_finish_v22 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:154
+                    if tk_v_finish_v22 < tk_v_finish_left19  # norms.py:155
+                        tk_v_rms_out_i26 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:156
+                        tk_v_rms_out_c27 = c[1] + tk_v_finish_v22  # norms.py:156
+                        tk_v_rms_out_ret28 = (vals[(tk_v_rms_out_i26 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c27 % Int64) + 1]  # norms.py:141
+                        vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = tk_v_rms_out_ret28  # norms.py:156
                     end
                 end
             end
@@ -1208,58 +1298,58 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_49ac6fe8)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_e22ffa32)) = 256  # norms.py:196
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_f07b0a45)) = 256  # norms.py:197
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_2c95c414(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:196
-    tk_gi = @index(Global, Linear)  # norms.py:196
-    tk_li = @index(Local, Linear)  # norms.py:196
-    vals = @private Float64 (32,)  # norms.py:196
-    tk_v_group_reduce_smem9 = @localmem Float64 (256,)  # norms.py:196
-    tk_u = @localmem Bool (1,)  # norms.py:196
-    lane = @private Int32 (1,)  # norms.py:196
-    base = @private Int32 (1,)  # norms.py:196
-    k = @private Int32 (1,)  # norms.py:196
-    c = @private Int32 (1,)  # norms.py:196
-    tk_v_group_tree_tid13 = @private Int32 (1,)  # norms.py:196
-    tk_v_group_tree_stride12 = @private Int32 (1,)  # norms.py:196
-    tk_v_group_tree_result11 = @private Float64 (1,)  # norms.py:196
-    local t::Int32 = zero(Int32)  # norms.py:196
-    local r::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:196
-    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:196
-    local q::Float64 = zero(Float64)  # norms.py:196
-    local tk_v_keep_v7::Float64 = zero(Float64)  # norms.py:196
-    local tk_v_keep_ret8::Float64 = zero(Float64)  # norms.py:196
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:196
-    local tk_f1::Int32 = zero(Int32)  # norms.py:196
-    local tk_f2::Int32 = zero(Int32)  # norms.py:196
-    lane[1] = Int32(0)  # norms.py:196
-    base[1] = Int32(0)  # norms.py:196
-    k[1] = Int32(0)  # norms.py:196
-    c[1] = Int32(0)  # norms.py:196
-    tk_v_group_tree_tid13[1] = Int32(0)  # norms.py:196
-    tk_v_group_tree_stride12[1] = Int32(0)  # norms.py:196
-    tk_v_group_tree_result11[1] = Float64(0.0)  # norms.py:196
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:197
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:198
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:198
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:198
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:199
-    tk_v_row_start_ret1 = r * n  # softmax.py:92
-    base[1] = tk_v_row_start_ret1  # norms.py:200
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:202
-        k[1] = tk_f1  # norms.py:202
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:203
-        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:204
-        tk_v_take_at3 = base[1] + c[1]  # norms.py:204
-        tk_v_take_left4 = n - c[1]  # norms.py:204
-        tk_v_take_fill5 = 0.0f0  # norms.py:204
+@kernel function tk_rms_norm_cached_e09f38eb(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:197
+    tk_gi = @index(Global, Linear)  # norms.py:197
+    tk_li = @index(Local, Linear)  # norms.py:197
+    vals = @private Float64 (32,)  # norms.py:197
+    tk_v_group_reduce_smem9 = @localmem Float64 (256,)  # norms.py:197
+    tk_u = @localmem Bool (1,)  # norms.py:197
+    lane = @private Int32 (1,)  # norms.py:197
+    base = @private Int32 (1,)  # norms.py:197
+    k = @private Int32 (1,)  # norms.py:197
+    c = @private Int32 (1,)  # norms.py:197
+    tk_v_group_tree_tid13 = @private Int32 (1,)  # norms.py:197
+    tk_v_group_tree_stride12 = @private Int32 (1,)  # norms.py:197
+    tk_v_group_tree_result11 = @private Float64 (1,)  # norms.py:197
+    local t::Int32 = zero(Int32)  # norms.py:197
+    local r::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:197
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:197
+    local q::Float64 = zero(Float64)  # norms.py:197
+    local tk_v_keep_v7::Float64 = zero(Float64)  # norms.py:197
+    local tk_v_keep_ret8::Float64 = zero(Float64)  # norms.py:197
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:197
+    local tk_f1::Int32 = zero(Int32)  # norms.py:197
+    local tk_f2::Int32 = zero(Int32)  # norms.py:197
+    lane[1] = Int32(0)  # norms.py:197
+    base[1] = Int32(0)  # norms.py:197
+    k[1] = Int32(0)  # norms.py:197
+    c[1] = Int32(0)  # norms.py:197
+    tk_v_group_tree_tid13[1] = Int32(0)  # norms.py:197
+    tk_v_group_tree_stride12[1] = Int32(0)  # norms.py:197
+    tk_v_group_tree_result11[1] = Float64(0.0)  # norms.py:197
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:198
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:199
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:199
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:199
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:200
+    tk_v_row_start_ret1 = r * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # norms.py:201
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:203
+        k[1] = tk_f1  # norms.py:203
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:204
+        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:205
+        tk_v_take_at3 = base[1] + c[1]  # norms.py:205
+        tk_v_take_left4 = n - c[1]  # norms.py:205
+        tk_v_take_fill5 = 0.0f0  # norms.py:205
         if tk_v_take_left4 >= Int32(8)  # _steps.py:22
             KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                 vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -1270,12 +1360,12 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_e22ffa32)) = 256  # nor
             end
         end
     end
-    q = Float64(0.0)  # norms.py:205
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:206
-        k[1] = tk_f2  # norms.py:206
-        tk_v_keep_v7 = vals[(k[1] % Int64) + 1]  # norms.py:207
+    q = Float64(0.0)  # norms.py:206
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:207
+        k[1] = tk_f2  # norms.py:207
+        tk_v_keep_v7 = vals[(k[1] % Int64) + 1]  # norms.py:208
         tk_v_keep_ret8 = tk_v_keep_v7  # _wide.py:18
-        q = fma(tk_v_keep_ret8, vals[(k[1] % Int64) + 1], q)  # norms.py:207
+        q = fma(tk_v_keep_ret8, vals[(k[1] % Int64) + 1], q)  # norms.py:208
     end
     tk_v_group_tree_tid13[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1] = q  # reductions.py:20
@@ -1326,31 +1416,31 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_e22ffa32)) = 256  # nor
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret14 = tk_v_group_tree_result11[1]  # reductions.py:30
     tk_v_group_reduce_ret10 = tk_v_group_tree_ret14  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret10 / Float64(n)) + eps)  # norms.py:208
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # norms.py:209
-        k[1] = tk_f3  # norms.py:209
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:210
-        tk_v_finish_at18 = base[1] + c[1]  # norms.py:211
-        tk_v_finish_left19 = n - c[1]  # norms.py:211
-        tk_v_finish_i20 = k[1] * Int32(8)  # norms.py:211
-        tk_v_finish_mu21 = 0.0f0  # norms.py:211
-        if tk_v_finish_left19 >= Int32(8)  # norms.py:149
-            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v22 in Int32(0):Int32(7)  # norms.py:150
-                tk_v_rms_out_i23 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:151
-                tk_v_rms_out_c24 = c[1] + tk_v_finish_v22  # norms.py:151
-                tk_v_rms_out_ret25 = (vals[(tk_v_rms_out_i23 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c24 % Int64) + 1]  # norms.py:140
-                vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = tk_v_rms_out_ret25  # norms.py:151
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret10 / Float64(n)) + eps)  # norms.py:209
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # norms.py:210
+        k[1] = tk_f3  # norms.py:210
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:211
+        tk_v_finish_at18 = base[1] + c[1]  # norms.py:212
+        tk_v_finish_left19 = n - c[1]  # norms.py:212
+        tk_v_finish_i20 = k[1] * Int32(8)  # norms.py:212
+        tk_v_finish_mu21 = 0.0f0  # norms.py:212
+        if tk_v_finish_left19 >= Int32(8)  # norms.py:150
+            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v22 in Int32(0):Int32(7)  # norms.py:151
+                tk_v_rms_out_i23 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:152
+                tk_v_rms_out_c24 = c[1] + tk_v_finish_v22  # norms.py:152
+                tk_v_rms_out_ret25 = (vals[(tk_v_rms_out_i23 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c24 % Int64) + 1]  # norms.py:141
+                vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = tk_v_rms_out_ret25  # norms.py:152
             end
         else
-            tk_v_trips1 = UInt32(8)  # norms.py:153
-            if UInt32(0) < tk_v_trips1  # norms.py:153
-                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:153
-                    tk_v_finish_v22 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:153
-                    if tk_v_finish_v22 < tk_v_finish_left19  # norms.py:154
-                        tk_v_rms_out_i26 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:155
-                        tk_v_rms_out_c27 = c[1] + tk_v_finish_v22  # norms.py:155
-                        tk_v_rms_out_ret28 = (vals[(tk_v_rms_out_i26 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c27 % Int64) + 1]  # norms.py:140
-                        vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = tk_v_rms_out_ret28  # norms.py:155
+            tk_v_trips1 = UInt32(8)  # norms.py:154
+            if UInt32(0) < tk_v_trips1  # norms.py:154
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:154
+                    tk_v_finish_v22 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:154
+                    if tk_v_finish_v22 < tk_v_finish_left19  # norms.py:155
+                        tk_v_rms_out_i26 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:156
+                        tk_v_rms_out_c27 = c[1] + tk_v_finish_v22  # norms.py:156
+                        tk_v_rms_out_ret28 = (vals[(tk_v_rms_out_i26 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c27 % Int64) + 1]  # norms.py:141
+                        vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = tk_v_rms_out_ret28  # norms.py:156
                     end
                 end
             end
@@ -1372,146 +1462,236 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_e22ffa32)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_2c95c414)) = 256  # norms.py:196
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_e09f38eb)) = 256  # norms.py:197
 
 # Tack kernel `_rms_long`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk__rms_long_7cda743c(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:242
-    tk_gi = @index(Global, Linear)  # norms.py:242
-    tk_li = @index(Local, Linear)  # norms.py:242
-    tk_v_group_reduce_smem3 = @localmem Float64 (256,)  # norms.py:242
-    tk_u = @localmem Bool (1,)  # norms.py:242
-    lane = @private Int32 (1,)  # norms.py:242
-    base = @private Int32 (1,)  # norms.py:242
-    c = @private Int32 (1,)  # norms.py:242
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:242
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:242
-    tk_v_group_tree_result5 = @private Float64 (1,)  # norms.py:242
-    local t::Int32 = zero(Int32)  # norms.py:242
-    local r::Int32 = zero(Int32)  # norms.py:242
-    local q::Float64 = zero(Float64)  # norms.py:242
-    local v::Int32 = zero(Int32)  # norms.py:242
-    local tk_v_keep_v1::Float64 = zero(Float64)  # norms.py:242
-    local tk_v_keep_ret2::Float64 = zero(Float64)  # norms.py:242
-    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:242
-    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:242
-    local tk_v_start3::Int64 = zero(Int64)  # norms.py:242
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:242
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:242
-    lane[1] = Int32(0)  # norms.py:242
-    base[1] = Int32(0)  # norms.py:242
-    c[1] = Int32(0)  # norms.py:242
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:242
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:242
-    tk_v_group_tree_result5[1] = Float64(0.0)  # norms.py:242
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:243
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:244
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:244
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:244
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:245
-    base[1] = r * n  # norms.py:246
-    q = Float64(0.0)  # norms.py:247
-    tk_v_start3 = (lane[1] * Int32(8)) % Int64  # norms.py:248
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # norms.py:248
-    if UInt32(0) < tk_v_trips1  # norms.py:248
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:248
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(2048))) % Int32  # norms.py:248
-            KernelAbstractions.Extras.@unroll for outer v in Int32(0):Int32(7)  # norms.py:249
-                if (c[1] + v) < n  # norms.py:250
-                    tk_v_keep_v1 = x[(((base[1] + c[1]) + v) % Int64) + 1]  # norms.py:251
-                    tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
-                    q = fma(tk_v_keep_ret2, x[(((base[1] + c[1]) + v) % Int64) + 1], q)  # norms.py:251
+@kernel function tk__rms_long_73342764(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:245
+    tk_gi = @index(Global, Linear)  # norms.py:245
+    tk_li = @index(Local, Linear)  # norms.py:245
+    vals = @private Float64 (8,)  # norms.py:245
+    tk_v_group_reduce_smem9 = @localmem Float64 (256,)  # norms.py:245
+    tk_u = @localmem Bool (1,)  # norms.py:245
+    lane = @private Int32 (1,)  # norms.py:245
+    base = @private Int32 (1,)  # norms.py:245
+    c = @private Int32 (1,)  # norms.py:245
+    tk_v_group_tree_tid13 = @private Int32 (1,)  # norms.py:245
+    tk_v_group_tree_stride12 = @private Int32 (1,)  # norms.py:245
+    tk_v_group_tree_result11 = @private Float64 (1,)  # norms.py:245
+    local t::Int32 = zero(Int32)  # norms.py:245
+    local r::Int32 = zero(Int32)  # norms.py:245
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:245
+    local q::Float64 = zero(Float64)  # norms.py:245
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:245
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:245
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:245
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:245
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:245
+    local v::Int32 = zero(Int32)  # norms.py:245
+    local tk_v_keep_v7::Float64 = zero(Float64)  # norms.py:245
+    local tk_v_keep_ret8::Float64 = zero(Float64)  # norms.py:245
+    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:245
+    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:245
+    local tk_v_start3::Int64 = zero(Int64)  # norms.py:245
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:245
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:245
+    lane[1] = Int32(0)  # norms.py:245
+    base[1] = Int32(0)  # norms.py:245
+    c[1] = Int32(0)  # norms.py:245
+    tk_v_group_tree_tid13[1] = Int32(0)  # norms.py:245
+    tk_v_group_tree_stride12[1] = Int32(0)  # norms.py:245
+    tk_v_group_tree_result11[1] = Float64(0.0)  # norms.py:245
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:246
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:247
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:247
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:247
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:248
+    tk_v_row_start_ret1 = r * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # norms.py:249
+    q = Float64(0.0)  # norms.py:251
+    tk_v_start3 = (lane[1] * Int32(8)) % Int64  # norms.py:252
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # norms.py:252
+    if UInt32(0) < tk_v_trips1  # norms.py:252
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:252
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(2048))) % Int32  # norms.py:252
+            tk_v_take_i2 = Int32(0)  # norms.py:253
+            tk_v_take_at3 = base[1] + c[1]  # norms.py:253
+            tk_v_take_left4 = n - c[1]  # norms.py:253
+            tk_v_take_fill5 = 0.0f0  # norms.py:253
+            if tk_v_take_left4 >= Int32(8)  # _steps.py:22
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
+                    vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
                 end
+            else
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:26
+                    vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : Float64(0.0)  # _steps.py:27
+                end
+            end
+            KernelAbstractions.Extras.@unroll for outer v in Int32(0):Int32(7)  # norms.py:254
+                tk_v_keep_v7 = vals[(v % Int64) + 1]  # norms.py:255
+                tk_v_keep_ret8 = tk_v_keep_v7  # _wide.py:18
+                q = fma(tk_v_keep_ret8, vals[(v % Int64) + 1], q)  # norms.py:255
             end
         end
     end
-    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
+    tk_v_group_tree_tid13[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1] = q  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride12[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride12[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[1]  # reductions.py:23
-        local tk_v_add_a9::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_b10::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_ret11::Float64 = zero(Float64)  # reductions.py:24
-        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
-            tk_v_add_a9 = tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b10 = tk_v_group_reduce_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
-            tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
+        local tk_v_add_a15::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_b16::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_ret17::Float64 = zero(Float64)  # reductions.py:24
+        if tk_v_group_tree_tid13[1] < tk_v_group_tree_stride12[1]  # reductions.py:24
+            tk_v_add_a15 = tk_v_group_reduce_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b16 = tk_v_group_reduce_smem9[((tk_v_group_tree_tid13[1] + tk_v_group_tree_stride12[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret17 = tk_v_add_a15 + tk_v_add_b16  # combine.py:18
+            tk_v_group_reduce_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1] = tk_v_add_ret17  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+        tk_v_cse3 = rem(tk_v_group_tree_stride12[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride12[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride12[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride12[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result5[1] = tk_v_group_reduce_smem3[1]  # reductions.py:28
+    tk_v_group_tree_result11[1] = tk_v_group_reduce_smem9[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret8::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_group_reduce_ret4::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_tree_ret14::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_ret10::Float64 = zero(Float64)  # reductions.py:30
     local tk_v_inv::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_take_i18::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_at19::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_left20::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_fill21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_take_v22::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_at23::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_left24::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_i25::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_mu26::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_finish_v27::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_i28::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_c29::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_ret30::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_rms_out_i31::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_c32::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_ret33::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_put_v34::Int32 = zero(Int32)  # reductions.py:30
     local tk_v_trips4::UInt32 = zero(UInt32)  # reductions.py:30
     local tk_v_k5::UInt32 = zero(UInt32)  # reductions.py:30
-    local tk_v_start6::Int64 = zero(Int64)  # reductions.py:30
-    local tk_v_cse5::Int64 = zero(Int64)  # reductions.py:30
-    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
-    tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret4 / Float64(n)) + eps)  # norms.py:252
-    tk_v_start6 = lane[1] % Int64  # norms.py:253
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:253
-    if UInt32(0) < tk_v_trips4  # norms.py:253
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:253
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:253
-            tk_v_cse5 = (base[1] + c[1]) % Int64  # norms.py:254
-            y[tk_v_cse5 + 1] = (x[tk_v_cse5 + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:254
+    local tk_v_trips6::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k7::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_trips8::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k9::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_start10::Int64 = zero(Int64)  # reductions.py:30
+    tk_v_group_tree_ret14 = tk_v_group_tree_result11[1]  # reductions.py:30
+    tk_v_group_reduce_ret10 = tk_v_group_tree_ret14  # reductions.py:38
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret10 / Float64(n)) + eps)  # norms.py:256
+    tk_v_start10 = (lane[1] * Int32(8)) % Int64  # norms.py:257
+    tk_v_trips8 = div((max((n % Int64) - tk_v_start10, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # norms.py:257
+    if UInt32(0) < tk_v_trips8  # norms.py:257
+        for outer tk_v_k9 in UInt32(0):(tk_v_trips8 - UInt32(1))  # norms.py:257
+            c[1] = (tk_v_start10 + ((tk_v_k9 % Int64) * Int64(2048))) % Int32  # norms.py:257
+            tk_v_take_i18 = Int32(0)  # norms.py:258
+            tk_v_take_at19 = base[1] + c[1]  # norms.py:258
+            tk_v_take_left20 = n - c[1]  # norms.py:258
+            tk_v_take_fill21 = 0.0f0  # norms.py:258
+            if tk_v_take_left20 >= Int32(8)  # _steps.py:22
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v22 in Int32(0):Int32(7)  # _steps.py:23
+                    vals[((tk_v_take_i18 + tk_v_take_v22) % Int64) + 1] = x[((tk_v_take_at19 + tk_v_take_v22) % Int64) + 1]  # _steps.py:24
+                end
+            else
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v22 in Int32(0):Int32(7)  # _steps.py:26
+                    vals[((tk_v_take_i18 + tk_v_take_v22) % Int64) + 1] = (tk_v_take_v22 < tk_v_take_left20) ? x[((tk_v_take_at19 + tk_v_take_v22) % Int64) + 1] : Float64(0.0)  # _steps.py:27
+                end
+            end
+            tk_v_finish_at23 = base[1] + c[1]  # norms.py:259
+            tk_v_finish_left24 = n - c[1]  # norms.py:259
+            tk_v_finish_i25 = Int32(0)  # norms.py:259
+            tk_v_finish_mu26 = 0.0f0  # norms.py:259
+            if tk_v_finish_left24 >= Int32(8)  # norms.py:150
+                KernelAbstractions.Extras.@unroll for outer tk_v_finish_v27 in Int32(0):Int32(7)  # norms.py:151
+                    tk_v_rms_out_i28 = tk_v_finish_i25 + tk_v_finish_v27  # norms.py:152
+                    tk_v_rms_out_c29 = c[1] + tk_v_finish_v27  # norms.py:152
+                    tk_v_rms_out_ret30 = (vals[(tk_v_rms_out_i28 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c29 % Int64) + 1]  # norms.py:141
+                    vals[((tk_v_finish_i25 + tk_v_finish_v27) % Int64) + 1] = tk_v_rms_out_ret30  # norms.py:152
+                end
+            else
+                tk_v_trips4 = UInt32(8)  # norms.py:154
+                if UInt32(0) < tk_v_trips4  # norms.py:154
+                    KernelAbstractions.Extras.@unroll for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:154
+                        tk_v_finish_v27 = (Int64(7) + ((tk_v_k5 % Int64) * Int64(-1))) % Int32  # norms.py:154
+                        if tk_v_finish_v27 < tk_v_finish_left24  # norms.py:155
+                            tk_v_rms_out_i31 = tk_v_finish_i25 + tk_v_finish_v27  # norms.py:156
+                            tk_v_rms_out_c32 = c[1] + tk_v_finish_v27  # norms.py:156
+                            tk_v_rms_out_ret33 = (vals[(tk_v_rms_out_i31 % Int64) + 1] * tk_v_inv) * w[(tk_v_rms_out_c32 % Int64) + 1]  # norms.py:141
+                            vals[((tk_v_finish_i25 + tk_v_finish_v27) % Int64) + 1] = tk_v_rms_out_ret33  # norms.py:156
+                        end
+                    end
+                end
+            end
+            if tk_v_finish_left24 >= Int32(8)  # _steps.py:33
+                KernelAbstractions.Extras.@unroll for outer tk_v_put_v34 in Int32(0):Int32(7)  # _steps.py:34
+                    y[((tk_v_finish_at23 + tk_v_put_v34) % Int64) + 1] = vals[((tk_v_finish_i25 + tk_v_put_v34) % Int64) + 1]  # _steps.py:35
+                end
+            else
+                tk_v_trips6 = UInt32(8)  # _steps.py:37
+                if UInt32(0) < tk_v_trips6  # _steps.py:37
+                    KernelAbstractions.Extras.@unroll for outer tk_v_k7 in UInt32(0):(tk_v_trips6 - UInt32(1))  # _steps.py:37
+                        tk_v_put_v34 = (Int64(7) + ((tk_v_k7 % Int64) * Int64(-1))) % Int32  # _steps.py:37
+                        if tk_v_put_v34 < tk_v_finish_left24  # _steps.py:38
+                            y[((tk_v_finish_at23 + tk_v_put_v34) % Int64) + 1] = vals[((tk_v_finish_i25 + tk_v_put_v34) % Int64) + 1]  # _steps.py:39
+                        end
+                    end
+                end
+            end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_7cda743c)) = 256  # norms.py:242
+TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_73342764)) = 256  # norms.py:245
 
 # Tack kernel `_rms_rows`, specialization (x: f16[?], w: f16[?], y: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__rms_rows_1743346b(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:45
-    tk_gi = @index(Global, Linear)  # norms.py:45
-    tk_v_row_fold_f32_acc3 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:45
-    tk_t = Int64(tk_gi) - Int64(1)  # norms.py:45
-    local r::Int32 = zero(Int32)  # norms.py:45
-    local base::Int32 = zero(Int32)  # norms.py:45
-    local tk_v_row_sq_dev_mu1::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # norms.py:45
-    local tk_v_zero_ret9::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # norms.py:45
-    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # norms.py:45
-    local tk_v_add_square_dev_acc10::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_add_square_dev_v11::Float16 = zero(Float16)  # norms.py:45
-    local tk_v_add_square_dev_d12::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_add_square_dev_ret13::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_add_square_dev_acc14::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_add_square_dev_v15::Float16 = zero(Float16)  # norms.py:45
-    local tk_v_add_square_dev_d16::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_add_square_dev_ret17::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_add_a18::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_add_b19::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_add_ret20::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_add_a21::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_add_b22::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_add_ret23::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_add_a24::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_add_b25::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_add_ret26::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_fold_lanes_ret8::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_row_fold_f32_ret4::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_row_sq_dev_ret2::Float32 = zero(Float32)  # norms.py:45
-    local tk_v_inv::Float32 = zero(Float32)  # norms.py:45
-    local c::Int32 = zero(Int32)  # norms.py:45
-    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:45
-    if tk_t < tk_n  # norms.py:45
-        r = tk_t % Int32  # norms.py:46
-        base = r * n  # norms.py:47
-        tk_v_row_sq_dev_mu1 = 0.0f0  # norms.py:49
+@kernel function tk__rms_rows_55803083(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:46
+    tk_gi = @index(Global, Linear)  # norms.py:46
+    tk_v_row_fold_f32_acc3 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:46
+    tk_t = Int64(tk_gi) - Int64(1)  # norms.py:46
+    local r::Int32 = zero(Int32)  # norms.py:46
+    local base::Int32 = zero(Int32)  # norms.py:46
+    local tk_v_row_sq_dev_mu1::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # norms.py:46
+    local tk_v_zero_ret9::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # norms.py:46
+    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # norms.py:46
+    local tk_v_add_square_dev_acc10::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_add_square_dev_v11::Float16 = zero(Float16)  # norms.py:46
+    local tk_v_add_square_dev_d12::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_add_square_dev_ret13::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_add_square_dev_acc14::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_add_square_dev_v15::Float16 = zero(Float16)  # norms.py:46
+    local tk_v_add_square_dev_d16::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_add_square_dev_ret17::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_add_a18::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_add_b19::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_add_ret20::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_add_a21::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_add_b22::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_add_ret23::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_add_a24::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_add_b25::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_add_ret26::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_fold_lanes_ret8::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_row_fold_f32_ret4::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_row_sq_dev_ret2::Float32 = zero(Float32)  # norms.py:46
+    local tk_v_inv::Float32 = zero(Float32)  # norms.py:46
+    local c::Int32 = zero(Int32)  # norms.py:46
+    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:46
+    if tk_t < tk_n  # norms.py:46
+        r = tk_t % Int32  # norms.py:47
+        base = r * n  # norms.py:48
+        tk_v_row_sq_dev_mu1 = 0.0f0  # norms.py:50
         KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:41
             tk_v_zero_ret9 = 0.0f0  # _rowsum.py:61
             tk_v_row_fold_f32_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = 0.0f0  # _rowsum.py:42
@@ -1554,66 +1734,66 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_7cda743c)) = 256  # norms.py:
         tk_v_fold_lanes_ret8 = tk_v_add_ret26  # _rowsum.py:56
         tk_v_row_fold_f32_ret4 = tk_v_fold_lanes_ret8  # _rowsum.py:36
         tk_v_row_sq_dev_ret2 = tk_v_row_fold_f32_ret4  # _rowsum.py:95
-        tk_v_inv = 1.0f0 / tk_sqrt((tk_v_row_sq_dev_ret2 / Float32(n)) + eps)  # norms.py:49
-        if Int32(0) < n  # norms.py:50
-            for outer c in Int32(0):(n - Int32(1))  # norms.py:50
-                tk_v_cse1 = (base + c) % Int64  # norms.py:51
-                y[tk_v_cse1 + 1] = Float16((Float32(x[tk_v_cse1 + 1]) * tk_v_inv) * Float32(w[(c % Int64) + 1]))  # norms.py:51
+        tk_v_inv = 1.0f0 / tk_sqrt((tk_v_row_sq_dev_ret2 / Float32(n)) + eps)  # norms.py:50
+        if Int32(0) < n  # norms.py:51
+            for outer c in Int32(0):(n - Int32(1))  # norms.py:51
+                tk_v_cse1 = (base + c) % Int64  # norms.py:52
+                y[tk_v_cse1 + 1] = Float16((Float32(x[tk_v_cse1 + 1]) * tk_v_inv) * Float32(w[(c % Int64) + 1]))  # norms.py:52
             end
         end
     end
 end
 
 # Tack kernel `rms_norm_cached`, specialization (x: f16[?], w: f16[?], y: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_6ff0d354(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:196
-    tk_gi = @index(Global, Linear)  # norms.py:196
-    tk_li = @index(Local, Linear)  # norms.py:196
-    vals = @private Float16 (8,)  # norms.py:196
-    tk_v_group_reduce_f32_smem9 = @localmem Float32 (256,)  # norms.py:196
-    tk_u = @localmem Bool (1,)  # norms.py:196
-    lane = @private Int32 (1,)  # norms.py:196
-    base = @private Int32 (1,)  # norms.py:196
-    k = @private Int32 (1,)  # norms.py:196
-    c = @private Int32 (1,)  # norms.py:196
-    tk_v_group_tree_tid13 = @private Int32 (1,)  # norms.py:196
-    tk_v_group_tree_stride12 = @private Int32 (1,)  # norms.py:196
-    tk_v_group_tree_result11 = @private Float32 (1,)  # norms.py:196
-    local t::Int32 = zero(Int32)  # norms.py:196
-    local r::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:196
-    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:196
-    local q::Float32 = zero(Float32)  # norms.py:196
-    local tk_v_to_f32_v7::Float16 = zero(Float16)  # norms.py:196
-    local tk_v_to_f32_ret8::Float32 = zero(Float32)  # norms.py:196
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:196
-    local tk_f1::Int32 = zero(Int32)  # norms.py:196
-    local tk_f2::Int32 = zero(Int32)  # norms.py:196
-    lane[1] = Int32(0)  # norms.py:196
-    base[1] = Int32(0)  # norms.py:196
-    k[1] = Int32(0)  # norms.py:196
-    c[1] = Int32(0)  # norms.py:196
-    tk_v_group_tree_tid13[1] = Int32(0)  # norms.py:196
-    tk_v_group_tree_stride12[1] = Int32(0)  # norms.py:196
-    tk_v_group_tree_result11[1] = 0.0f0  # norms.py:196
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:197
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:198
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:198
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:198
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:199
-    tk_v_row_start_ret1 = r * n  # softmax.py:92
-    base[1] = tk_v_row_start_ret1  # norms.py:200
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:202
-        k[1] = tk_f1  # norms.py:202
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:203
-        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:204
-        tk_v_take_at3 = base[1] + c[1]  # norms.py:204
-        tk_v_take_left4 = n - c[1]  # norms.py:204
-        tk_v_take_fill5 = 0.0f0  # norms.py:204
+@kernel function tk_rms_norm_cached_7f3ee20d(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:197
+    tk_gi = @index(Global, Linear)  # norms.py:197
+    tk_li = @index(Local, Linear)  # norms.py:197
+    vals = @private Float16 (8,)  # norms.py:197
+    tk_v_group_reduce_f32_smem9 = @localmem Float32 (256,)  # norms.py:197
+    tk_u = @localmem Bool (1,)  # norms.py:197
+    lane = @private Int32 (1,)  # norms.py:197
+    base = @private Int32 (1,)  # norms.py:197
+    k = @private Int32 (1,)  # norms.py:197
+    c = @private Int32 (1,)  # norms.py:197
+    tk_v_group_tree_tid13 = @private Int32 (1,)  # norms.py:197
+    tk_v_group_tree_stride12 = @private Int32 (1,)  # norms.py:197
+    tk_v_group_tree_result11 = @private Float32 (1,)  # norms.py:197
+    local t::Int32 = zero(Int32)  # norms.py:197
+    local r::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:197
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:197
+    local q::Float32 = zero(Float32)  # norms.py:197
+    local tk_v_to_f32_v7::Float16 = zero(Float16)  # norms.py:197
+    local tk_v_to_f32_ret8::Float32 = zero(Float32)  # norms.py:197
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:197
+    local tk_f1::Int32 = zero(Int32)  # norms.py:197
+    local tk_f2::Int32 = zero(Int32)  # norms.py:197
+    lane[1] = Int32(0)  # norms.py:197
+    base[1] = Int32(0)  # norms.py:197
+    k[1] = Int32(0)  # norms.py:197
+    c[1] = Int32(0)  # norms.py:197
+    tk_v_group_tree_tid13[1] = Int32(0)  # norms.py:197
+    tk_v_group_tree_stride12[1] = Int32(0)  # norms.py:197
+    tk_v_group_tree_result11[1] = 0.0f0  # norms.py:197
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:198
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:199
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:199
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:199
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:200
+    tk_v_row_start_ret1 = r * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # norms.py:201
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:203
+        k[1] = tk_f1  # norms.py:203
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:204
+        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:205
+        tk_v_take_at3 = base[1] + c[1]  # norms.py:205
+        tk_v_take_left4 = n - c[1]  # norms.py:205
+        tk_v_take_fill5 = 0.0f0  # norms.py:205
         if tk_v_take_left4 >= Int32(8)  # _steps.py:22
             KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                 vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -1624,12 +1804,12 @@ end
             end
         end
     end
-    q = 0.0f0  # norms.py:205
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:206
-        k[1] = tk_f2  # norms.py:206
-        tk_v_to_f32_v7 = vals[(k[1] % Int64) + 1]  # norms.py:207
+    q = 0.0f0  # norms.py:206
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:207
+        k[1] = tk_f2  # norms.py:207
+        tk_v_to_f32_v7 = vals[(k[1] % Int64) + 1]  # norms.py:208
         tk_v_to_f32_ret8 = Float32(tk_v_to_f32_v7)  # _wide.py:23
-        q = fma(tk_v_to_f32_ret8, Float32(vals[(k[1] % Int64) + 1]), q)  # norms.py:207
+        q = fma(tk_v_to_f32_ret8, Float32(vals[(k[1] % Int64) + 1]), q)  # norms.py:208
     end
     tk_v_group_tree_tid13[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1] = q  # reductions.py:20
@@ -1680,31 +1860,31 @@ end
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret14 = tk_v_group_tree_result11[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret10 = tk_v_group_tree_ret14  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret10 / Float32(n)) + eps)  # norms.py:208
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # norms.py:209
-        k[1] = tk_f3  # norms.py:209
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:210
-        tk_v_finish_at18 = base[1] + c[1]  # norms.py:211
-        tk_v_finish_left19 = n - c[1]  # norms.py:211
-        tk_v_finish_i20 = k[1] * Int32(8)  # norms.py:211
-        tk_v_finish_mu21 = 0.0f0  # norms.py:211
-        if tk_v_finish_left19 >= Int32(8)  # norms.py:149
-            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v22 in Int32(0):Int32(7)  # norms.py:150
-                tk_v_rms_out_i23 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:151
-                tk_v_rms_out_c24 = c[1] + tk_v_finish_v22  # norms.py:151
-                tk_v_rms_out_ret25 = (Float32(vals[(tk_v_rms_out_i23 % Int64) + 1]) * tk_v_inv) * Float32(w[(tk_v_rms_out_c24 % Int64) + 1])  # norms.py:140
-                vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = Float16(tk_v_rms_out_ret25)  # norms.py:151
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret10 / Float32(n)) + eps)  # norms.py:209
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # norms.py:210
+        k[1] = tk_f3  # norms.py:210
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:211
+        tk_v_finish_at18 = base[1] + c[1]  # norms.py:212
+        tk_v_finish_left19 = n - c[1]  # norms.py:212
+        tk_v_finish_i20 = k[1] * Int32(8)  # norms.py:212
+        tk_v_finish_mu21 = 0.0f0  # norms.py:212
+        if tk_v_finish_left19 >= Int32(8)  # norms.py:150
+            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v22 in Int32(0):Int32(7)  # norms.py:151
+                tk_v_rms_out_i23 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:152
+                tk_v_rms_out_c24 = c[1] + tk_v_finish_v22  # norms.py:152
+                tk_v_rms_out_ret25 = (Float32(vals[(tk_v_rms_out_i23 % Int64) + 1]) * tk_v_inv) * Float32(w[(tk_v_rms_out_c24 % Int64) + 1])  # norms.py:141
+                vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = Float16(tk_v_rms_out_ret25)  # norms.py:152
             end
         else
-            tk_v_trips1 = UInt32(8)  # norms.py:153
-            if UInt32(0) < tk_v_trips1  # norms.py:153
-                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:153
-                    tk_v_finish_v22 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:153
-                    if tk_v_finish_v22 < tk_v_finish_left19  # norms.py:154
-                        tk_v_rms_out_i26 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:155
-                        tk_v_rms_out_c27 = c[1] + tk_v_finish_v22  # norms.py:155
-                        tk_v_rms_out_ret28 = (Float32(vals[(tk_v_rms_out_i26 % Int64) + 1]) * tk_v_inv) * Float32(w[(tk_v_rms_out_c27 % Int64) + 1])  # norms.py:140
-                        vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = Float16(tk_v_rms_out_ret28)  # norms.py:155
+            tk_v_trips1 = UInt32(8)  # norms.py:154
+            if UInt32(0) < tk_v_trips1  # norms.py:154
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:154
+                    tk_v_finish_v22 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:154
+                    if tk_v_finish_v22 < tk_v_finish_left19  # norms.py:155
+                        tk_v_rms_out_i26 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:156
+                        tk_v_rms_out_c27 = c[1] + tk_v_finish_v22  # norms.py:156
+                        tk_v_rms_out_ret28 = (Float32(vals[(tk_v_rms_out_i26 % Int64) + 1]) * tk_v_inv) * Float32(w[(tk_v_rms_out_c27 % Int64) + 1])  # norms.py:141
+                        vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = Float16(tk_v_rms_out_ret28)  # norms.py:156
                     end
                 end
             end
@@ -1726,58 +1906,58 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_6ff0d354)) = 256  # norms.py:196
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_7f3ee20d)) = 256  # norms.py:197
 
 # Tack kernel `rms_norm_cached`, specialization (x: f16[?], w: f16[?], y: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_96e45378(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:196
-    tk_gi = @index(Global, Linear)  # norms.py:196
-    tk_li = @index(Local, Linear)  # norms.py:196
-    vals = @private Float16 (16,)  # norms.py:196
-    tk_v_group_reduce_f32_smem9 = @localmem Float32 (256,)  # norms.py:196
-    tk_u = @localmem Bool (1,)  # norms.py:196
-    lane = @private Int32 (1,)  # norms.py:196
-    base = @private Int32 (1,)  # norms.py:196
-    k = @private Int32 (1,)  # norms.py:196
-    c = @private Int32 (1,)  # norms.py:196
-    tk_v_group_tree_tid13 = @private Int32 (1,)  # norms.py:196
-    tk_v_group_tree_stride12 = @private Int32 (1,)  # norms.py:196
-    tk_v_group_tree_result11 = @private Float32 (1,)  # norms.py:196
-    local t::Int32 = zero(Int32)  # norms.py:196
-    local r::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:196
-    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:196
-    local q::Float32 = zero(Float32)  # norms.py:196
-    local tk_v_to_f32_v7::Float16 = zero(Float16)  # norms.py:196
-    local tk_v_to_f32_ret8::Float32 = zero(Float32)  # norms.py:196
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:196
-    local tk_f1::Int32 = zero(Int32)  # norms.py:196
-    local tk_f2::Int32 = zero(Int32)  # norms.py:196
-    lane[1] = Int32(0)  # norms.py:196
-    base[1] = Int32(0)  # norms.py:196
-    k[1] = Int32(0)  # norms.py:196
-    c[1] = Int32(0)  # norms.py:196
-    tk_v_group_tree_tid13[1] = Int32(0)  # norms.py:196
-    tk_v_group_tree_stride12[1] = Int32(0)  # norms.py:196
-    tk_v_group_tree_result11[1] = 0.0f0  # norms.py:196
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:197
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:198
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:198
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:198
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:199
-    tk_v_row_start_ret1 = r * n  # softmax.py:92
-    base[1] = tk_v_row_start_ret1  # norms.py:200
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:202
-        k[1] = tk_f1  # norms.py:202
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:203
-        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:204
-        tk_v_take_at3 = base[1] + c[1]  # norms.py:204
-        tk_v_take_left4 = n - c[1]  # norms.py:204
-        tk_v_take_fill5 = 0.0f0  # norms.py:204
+@kernel function tk_rms_norm_cached_ff6b25c6(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:197
+    tk_gi = @index(Global, Linear)  # norms.py:197
+    tk_li = @index(Local, Linear)  # norms.py:197
+    vals = @private Float16 (16,)  # norms.py:197
+    tk_v_group_reduce_f32_smem9 = @localmem Float32 (256,)  # norms.py:197
+    tk_u = @localmem Bool (1,)  # norms.py:197
+    lane = @private Int32 (1,)  # norms.py:197
+    base = @private Int32 (1,)  # norms.py:197
+    k = @private Int32 (1,)  # norms.py:197
+    c = @private Int32 (1,)  # norms.py:197
+    tk_v_group_tree_tid13 = @private Int32 (1,)  # norms.py:197
+    tk_v_group_tree_stride12 = @private Int32 (1,)  # norms.py:197
+    tk_v_group_tree_result11 = @private Float32 (1,)  # norms.py:197
+    local t::Int32 = zero(Int32)  # norms.py:197
+    local r::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:197
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:197
+    local q::Float32 = zero(Float32)  # norms.py:197
+    local tk_v_to_f32_v7::Float16 = zero(Float16)  # norms.py:197
+    local tk_v_to_f32_ret8::Float32 = zero(Float32)  # norms.py:197
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:197
+    local tk_f1::Int32 = zero(Int32)  # norms.py:197
+    local tk_f2::Int32 = zero(Int32)  # norms.py:197
+    lane[1] = Int32(0)  # norms.py:197
+    base[1] = Int32(0)  # norms.py:197
+    k[1] = Int32(0)  # norms.py:197
+    c[1] = Int32(0)  # norms.py:197
+    tk_v_group_tree_tid13[1] = Int32(0)  # norms.py:197
+    tk_v_group_tree_stride12[1] = Int32(0)  # norms.py:197
+    tk_v_group_tree_result11[1] = 0.0f0  # norms.py:197
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:198
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:199
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:199
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:199
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:200
+    tk_v_row_start_ret1 = r * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # norms.py:201
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:203
+        k[1] = tk_f1  # norms.py:203
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:204
+        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:205
+        tk_v_take_at3 = base[1] + c[1]  # norms.py:205
+        tk_v_take_left4 = n - c[1]  # norms.py:205
+        tk_v_take_fill5 = 0.0f0  # norms.py:205
         if tk_v_take_left4 >= Int32(8)  # _steps.py:22
             KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                 vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -1788,12 +1968,12 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_6ff0d354)) = 256  # nor
             end
         end
     end
-    q = 0.0f0  # norms.py:205
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:206
-        k[1] = tk_f2  # norms.py:206
-        tk_v_to_f32_v7 = vals[(k[1] % Int64) + 1]  # norms.py:207
+    q = 0.0f0  # norms.py:206
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:207
+        k[1] = tk_f2  # norms.py:207
+        tk_v_to_f32_v7 = vals[(k[1] % Int64) + 1]  # norms.py:208
         tk_v_to_f32_ret8 = Float32(tk_v_to_f32_v7)  # _wide.py:23
-        q = fma(tk_v_to_f32_ret8, Float32(vals[(k[1] % Int64) + 1]), q)  # norms.py:207
+        q = fma(tk_v_to_f32_ret8, Float32(vals[(k[1] % Int64) + 1]), q)  # norms.py:208
     end
     tk_v_group_tree_tid13[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1] = q  # reductions.py:20
@@ -1844,31 +2024,31 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_6ff0d354)) = 256  # nor
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret14 = tk_v_group_tree_result11[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret10 = tk_v_group_tree_ret14  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret10 / Float32(n)) + eps)  # norms.py:208
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # norms.py:209
-        k[1] = tk_f3  # norms.py:209
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:210
-        tk_v_finish_at18 = base[1] + c[1]  # norms.py:211
-        tk_v_finish_left19 = n - c[1]  # norms.py:211
-        tk_v_finish_i20 = k[1] * Int32(8)  # norms.py:211
-        tk_v_finish_mu21 = 0.0f0  # norms.py:211
-        if tk_v_finish_left19 >= Int32(8)  # norms.py:149
-            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v22 in Int32(0):Int32(7)  # norms.py:150
-                tk_v_rms_out_i23 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:151
-                tk_v_rms_out_c24 = c[1] + tk_v_finish_v22  # norms.py:151
-                tk_v_rms_out_ret25 = (Float32(vals[(tk_v_rms_out_i23 % Int64) + 1]) * tk_v_inv) * Float32(w[(tk_v_rms_out_c24 % Int64) + 1])  # norms.py:140
-                vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = Float16(tk_v_rms_out_ret25)  # norms.py:151
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret10 / Float32(n)) + eps)  # norms.py:209
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # norms.py:210
+        k[1] = tk_f3  # norms.py:210
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:211
+        tk_v_finish_at18 = base[1] + c[1]  # norms.py:212
+        tk_v_finish_left19 = n - c[1]  # norms.py:212
+        tk_v_finish_i20 = k[1] * Int32(8)  # norms.py:212
+        tk_v_finish_mu21 = 0.0f0  # norms.py:212
+        if tk_v_finish_left19 >= Int32(8)  # norms.py:150
+            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v22 in Int32(0):Int32(7)  # norms.py:151
+                tk_v_rms_out_i23 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:152
+                tk_v_rms_out_c24 = c[1] + tk_v_finish_v22  # norms.py:152
+                tk_v_rms_out_ret25 = (Float32(vals[(tk_v_rms_out_i23 % Int64) + 1]) * tk_v_inv) * Float32(w[(tk_v_rms_out_c24 % Int64) + 1])  # norms.py:141
+                vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = Float16(tk_v_rms_out_ret25)  # norms.py:152
             end
         else
-            tk_v_trips1 = UInt32(8)  # norms.py:153
-            if UInt32(0) < tk_v_trips1  # norms.py:153
-                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:153
-                    tk_v_finish_v22 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:153
-                    if tk_v_finish_v22 < tk_v_finish_left19  # norms.py:154
-                        tk_v_rms_out_i26 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:155
-                        tk_v_rms_out_c27 = c[1] + tk_v_finish_v22  # norms.py:155
-                        tk_v_rms_out_ret28 = (Float32(vals[(tk_v_rms_out_i26 % Int64) + 1]) * tk_v_inv) * Float32(w[(tk_v_rms_out_c27 % Int64) + 1])  # norms.py:140
-                        vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = Float16(tk_v_rms_out_ret28)  # norms.py:155
+            tk_v_trips1 = UInt32(8)  # norms.py:154
+            if UInt32(0) < tk_v_trips1  # norms.py:154
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:154
+                    tk_v_finish_v22 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:154
+                    if tk_v_finish_v22 < tk_v_finish_left19  # norms.py:155
+                        tk_v_rms_out_i26 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:156
+                        tk_v_rms_out_c27 = c[1] + tk_v_finish_v22  # norms.py:156
+                        tk_v_rms_out_ret28 = (Float32(vals[(tk_v_rms_out_i26 % Int64) + 1]) * tk_v_inv) * Float32(w[(tk_v_rms_out_c27 % Int64) + 1])  # norms.py:141
+                        vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = Float16(tk_v_rms_out_ret28)  # norms.py:156
                     end
                 end
             end
@@ -1890,58 +2070,58 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_6ff0d354)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_96e45378)) = 256  # norms.py:196
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_ff6b25c6)) = 256  # norms.py:197
 
 # Tack kernel `rms_norm_cached`, specialization (x: f16[?], w: f16[?], y: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_91d43da6(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:196
-    tk_gi = @index(Global, Linear)  # norms.py:196
-    tk_li = @index(Local, Linear)  # norms.py:196
-    vals = @private Float16 (32,)  # norms.py:196
-    tk_v_group_reduce_f32_smem9 = @localmem Float32 (256,)  # norms.py:196
-    tk_u = @localmem Bool (1,)  # norms.py:196
-    lane = @private Int32 (1,)  # norms.py:196
-    base = @private Int32 (1,)  # norms.py:196
-    k = @private Int32 (1,)  # norms.py:196
-    c = @private Int32 (1,)  # norms.py:196
-    tk_v_group_tree_tid13 = @private Int32 (1,)  # norms.py:196
-    tk_v_group_tree_stride12 = @private Int32 (1,)  # norms.py:196
-    tk_v_group_tree_result11 = @private Float32 (1,)  # norms.py:196
-    local t::Int32 = zero(Int32)  # norms.py:196
-    local r::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:196
-    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:196
-    local q::Float32 = zero(Float32)  # norms.py:196
-    local tk_v_to_f32_v7::Float16 = zero(Float16)  # norms.py:196
-    local tk_v_to_f32_ret8::Float32 = zero(Float32)  # norms.py:196
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:196
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:196
-    local tk_f1::Int32 = zero(Int32)  # norms.py:196
-    local tk_f2::Int32 = zero(Int32)  # norms.py:196
-    lane[1] = Int32(0)  # norms.py:196
-    base[1] = Int32(0)  # norms.py:196
-    k[1] = Int32(0)  # norms.py:196
-    c[1] = Int32(0)  # norms.py:196
-    tk_v_group_tree_tid13[1] = Int32(0)  # norms.py:196
-    tk_v_group_tree_stride12[1] = Int32(0)  # norms.py:196
-    tk_v_group_tree_result11[1] = 0.0f0  # norms.py:196
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:197
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:198
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:198
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:198
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:199
-    tk_v_row_start_ret1 = r * n  # softmax.py:92
-    base[1] = tk_v_row_start_ret1  # norms.py:200
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:202
-        k[1] = tk_f1  # norms.py:202
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:203
-        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:204
-        tk_v_take_at3 = base[1] + c[1]  # norms.py:204
-        tk_v_take_left4 = n - c[1]  # norms.py:204
-        tk_v_take_fill5 = 0.0f0  # norms.py:204
+@kernel function tk_rms_norm_cached_428b330b(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:197
+    tk_gi = @index(Global, Linear)  # norms.py:197
+    tk_li = @index(Local, Linear)  # norms.py:197
+    vals = @private Float16 (32,)  # norms.py:197
+    tk_v_group_reduce_f32_smem9 = @localmem Float32 (256,)  # norms.py:197
+    tk_u = @localmem Bool (1,)  # norms.py:197
+    lane = @private Int32 (1,)  # norms.py:197
+    base = @private Int32 (1,)  # norms.py:197
+    k = @private Int32 (1,)  # norms.py:197
+    c = @private Int32 (1,)  # norms.py:197
+    tk_v_group_tree_tid13 = @private Int32 (1,)  # norms.py:197
+    tk_v_group_tree_stride12 = @private Int32 (1,)  # norms.py:197
+    tk_v_group_tree_result11 = @private Float32 (1,)  # norms.py:197
+    local t::Int32 = zero(Int32)  # norms.py:197
+    local r::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:197
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:197
+    local q::Float32 = zero(Float32)  # norms.py:197
+    local tk_v_to_f32_v7::Float16 = zero(Float16)  # norms.py:197
+    local tk_v_to_f32_ret8::Float32 = zero(Float32)  # norms.py:197
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:197
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:197
+    local tk_f1::Int32 = zero(Int32)  # norms.py:197
+    local tk_f2::Int32 = zero(Int32)  # norms.py:197
+    lane[1] = Int32(0)  # norms.py:197
+    base[1] = Int32(0)  # norms.py:197
+    k[1] = Int32(0)  # norms.py:197
+    c[1] = Int32(0)  # norms.py:197
+    tk_v_group_tree_tid13[1] = Int32(0)  # norms.py:197
+    tk_v_group_tree_stride12[1] = Int32(0)  # norms.py:197
+    tk_v_group_tree_result11[1] = 0.0f0  # norms.py:197
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:198
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:199
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:199
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:199
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:200
+    tk_v_row_start_ret1 = r * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # norms.py:201
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:203
+        k[1] = tk_f1  # norms.py:203
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:204
+        tk_v_take_i2 = k[1] * Int32(8)  # norms.py:205
+        tk_v_take_at3 = base[1] + c[1]  # norms.py:205
+        tk_v_take_left4 = n - c[1]  # norms.py:205
+        tk_v_take_fill5 = 0.0f0  # norms.py:205
         if tk_v_take_left4 >= Int32(8)  # _steps.py:22
             KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                 vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -1952,12 +2132,12 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_96e45378)) = 256  # nor
             end
         end
     end
-    q = 0.0f0  # norms.py:205
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:206
-        k[1] = tk_f2  # norms.py:206
-        tk_v_to_f32_v7 = vals[(k[1] % Int64) + 1]  # norms.py:207
+    q = 0.0f0  # norms.py:206
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:207
+        k[1] = tk_f2  # norms.py:207
+        tk_v_to_f32_v7 = vals[(k[1] % Int64) + 1]  # norms.py:208
         tk_v_to_f32_ret8 = Float32(tk_v_to_f32_v7)  # _wide.py:23
-        q = fma(tk_v_to_f32_ret8, Float32(vals[(k[1] % Int64) + 1]), q)  # norms.py:207
+        q = fma(tk_v_to_f32_ret8, Float32(vals[(k[1] % Int64) + 1]), q)  # norms.py:208
     end
     tk_v_group_tree_tid13[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1] = q  # reductions.py:20
@@ -2008,31 +2188,31 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_96e45378)) = 256  # nor
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret14 = tk_v_group_tree_result11[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret10 = tk_v_group_tree_ret14  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret10 / Float32(n)) + eps)  # norms.py:208
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # norms.py:209
-        k[1] = tk_f3  # norms.py:209
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:210
-        tk_v_finish_at18 = base[1] + c[1]  # norms.py:211
-        tk_v_finish_left19 = n - c[1]  # norms.py:211
-        tk_v_finish_i20 = k[1] * Int32(8)  # norms.py:211
-        tk_v_finish_mu21 = 0.0f0  # norms.py:211
-        if tk_v_finish_left19 >= Int32(8)  # norms.py:149
-            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v22 in Int32(0):Int32(7)  # norms.py:150
-                tk_v_rms_out_i23 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:151
-                tk_v_rms_out_c24 = c[1] + tk_v_finish_v22  # norms.py:151
-                tk_v_rms_out_ret25 = (Float32(vals[(tk_v_rms_out_i23 % Int64) + 1]) * tk_v_inv) * Float32(w[(tk_v_rms_out_c24 % Int64) + 1])  # norms.py:140
-                vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = Float16(tk_v_rms_out_ret25)  # norms.py:151
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret10 / Float32(n)) + eps)  # norms.py:209
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # norms.py:210
+        k[1] = tk_f3  # norms.py:210
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # norms.py:211
+        tk_v_finish_at18 = base[1] + c[1]  # norms.py:212
+        tk_v_finish_left19 = n - c[1]  # norms.py:212
+        tk_v_finish_i20 = k[1] * Int32(8)  # norms.py:212
+        tk_v_finish_mu21 = 0.0f0  # norms.py:212
+        if tk_v_finish_left19 >= Int32(8)  # norms.py:150
+            KernelAbstractions.Extras.@unroll for outer tk_v_finish_v22 in Int32(0):Int32(7)  # norms.py:151
+                tk_v_rms_out_i23 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:152
+                tk_v_rms_out_c24 = c[1] + tk_v_finish_v22  # norms.py:152
+                tk_v_rms_out_ret25 = (Float32(vals[(tk_v_rms_out_i23 % Int64) + 1]) * tk_v_inv) * Float32(w[(tk_v_rms_out_c24 % Int64) + 1])  # norms.py:141
+                vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = Float16(tk_v_rms_out_ret25)  # norms.py:152
             end
         else
-            tk_v_trips1 = UInt32(8)  # norms.py:153
-            if UInt32(0) < tk_v_trips1  # norms.py:153
-                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:153
-                    tk_v_finish_v22 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:153
-                    if tk_v_finish_v22 < tk_v_finish_left19  # norms.py:154
-                        tk_v_rms_out_i26 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:155
-                        tk_v_rms_out_c27 = c[1] + tk_v_finish_v22  # norms.py:155
-                        tk_v_rms_out_ret28 = (Float32(vals[(tk_v_rms_out_i26 % Int64) + 1]) * tk_v_inv) * Float32(w[(tk_v_rms_out_c27 % Int64) + 1])  # norms.py:140
-                        vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = Float16(tk_v_rms_out_ret28)  # norms.py:155
+            tk_v_trips1 = UInt32(8)  # norms.py:154
+            if UInt32(0) < tk_v_trips1  # norms.py:154
+                KernelAbstractions.Extras.@unroll for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:154
+                    tk_v_finish_v22 = (Int64(7) + ((tk_v_k2 % Int64) * Int64(-1))) % Int32  # norms.py:154
+                    if tk_v_finish_v22 < tk_v_finish_left19  # norms.py:155
+                        tk_v_rms_out_i26 = tk_v_finish_i20 + tk_v_finish_v22  # norms.py:156
+                        tk_v_rms_out_c27 = c[1] + tk_v_finish_v22  # norms.py:156
+                        tk_v_rms_out_ret28 = (Float32(vals[(tk_v_rms_out_i26 % Int64) + 1]) * tk_v_inv) * Float32(w[(tk_v_rms_out_c27 % Int64) + 1])  # norms.py:141
+                        vals[((tk_v_finish_i20 + tk_v_finish_v22) % Int64) + 1] = Float16(tk_v_rms_out_ret28)  # norms.py:156
                     end
                 end
             end
@@ -2054,125 +2234,215 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_96e45378)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_91d43da6)) = 256  # norms.py:196
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_428b330b)) = 256  # norms.py:197
 
 # Tack kernel `_rms_long`, specialization (x: f16[?], w: f16[?], y: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__rms_long_598fcd63(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:242
-    tk_gi = @index(Global, Linear)  # norms.py:242
-    tk_li = @index(Local, Linear)  # norms.py:242
-    tk_v_group_reduce_f32_smem3 = @localmem Float32 (256,)  # norms.py:242
-    tk_u = @localmem Bool (1,)  # norms.py:242
-    lane = @private Int32 (1,)  # norms.py:242
-    base = @private Int32 (1,)  # norms.py:242
-    c = @private Int32 (1,)  # norms.py:242
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:242
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:242
-    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:242
-    local t::Int32 = zero(Int32)  # norms.py:242
-    local r::Int32 = zero(Int32)  # norms.py:242
-    local q::Float32 = zero(Float32)  # norms.py:242
-    local v::Int32 = zero(Int32)  # norms.py:242
-    local tk_v_to_f32_v1::Float16 = zero(Float16)  # norms.py:242
-    local tk_v_to_f32_ret2::Float32 = zero(Float32)  # norms.py:242
-    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:242
-    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:242
-    local tk_v_start3::Int64 = zero(Int64)  # norms.py:242
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:242
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:242
-    lane[1] = Int32(0)  # norms.py:242
-    base[1] = Int32(0)  # norms.py:242
-    c[1] = Int32(0)  # norms.py:242
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:242
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:242
-    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:242
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:243
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:244
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:244
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:244
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:245
-    base[1] = r * n  # norms.py:246
-    q = 0.0f0  # norms.py:247
-    tk_v_start3 = (lane[1] * Int32(8)) % Int64  # norms.py:248
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # norms.py:248
-    if UInt32(0) < tk_v_trips1  # norms.py:248
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:248
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(2048))) % Int32  # norms.py:248
-            KernelAbstractions.Extras.@unroll for outer v in Int32(0):Int32(7)  # norms.py:249
-                if (c[1] + v) < n  # norms.py:250
-                    tk_v_to_f32_v1 = x[(((base[1] + c[1]) + v) % Int64) + 1]  # norms.py:251
-                    tk_v_to_f32_ret2 = Float32(tk_v_to_f32_v1)  # _wide.py:23
-                    q = fma(tk_v_to_f32_ret2, Float32(x[(((base[1] + c[1]) + v) % Int64) + 1]), q)  # norms.py:251
+@kernel function tk__rms_long_3e06abeb(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:245
+    tk_gi = @index(Global, Linear)  # norms.py:245
+    tk_li = @index(Local, Linear)  # norms.py:245
+    vals = @private Float16 (8,)  # norms.py:245
+    tk_v_group_reduce_f32_smem9 = @localmem Float32 (256,)  # norms.py:245
+    tk_u = @localmem Bool (1,)  # norms.py:245
+    lane = @private Int32 (1,)  # norms.py:245
+    base = @private Int32 (1,)  # norms.py:245
+    c = @private Int32 (1,)  # norms.py:245
+    tk_v_group_tree_tid13 = @private Int32 (1,)  # norms.py:245
+    tk_v_group_tree_stride12 = @private Int32 (1,)  # norms.py:245
+    tk_v_group_tree_result11 = @private Float32 (1,)  # norms.py:245
+    local t::Int32 = zero(Int32)  # norms.py:245
+    local r::Int32 = zero(Int32)  # norms.py:245
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # norms.py:245
+    local q::Float32 = zero(Float32)  # norms.py:245
+    local tk_v_take_i2::Int32 = zero(Int32)  # norms.py:245
+    local tk_v_take_at3::Int32 = zero(Int32)  # norms.py:245
+    local tk_v_take_left4::Int32 = zero(Int32)  # norms.py:245
+    local tk_v_take_fill5::Float32 = zero(Float32)  # norms.py:245
+    local tk_v_take_v6::Int32 = zero(Int32)  # norms.py:245
+    local v::Int32 = zero(Int32)  # norms.py:245
+    local tk_v_to_f32_v7::Float16 = zero(Float16)  # norms.py:245
+    local tk_v_to_f32_ret8::Float32 = zero(Float32)  # norms.py:245
+    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:245
+    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:245
+    local tk_v_start3::Int64 = zero(Int64)  # norms.py:245
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:245
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:245
+    lane[1] = Int32(0)  # norms.py:245
+    base[1] = Int32(0)  # norms.py:245
+    c[1] = Int32(0)  # norms.py:245
+    tk_v_group_tree_tid13[1] = Int32(0)  # norms.py:245
+    tk_v_group_tree_stride12[1] = Int32(0)  # norms.py:245
+    tk_v_group_tree_result11[1] = 0.0f0  # norms.py:245
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:246
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:247
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:247
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:247
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:248
+    tk_v_row_start_ret1 = r * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # norms.py:249
+    q = 0.0f0  # norms.py:251
+    tk_v_start3 = (lane[1] * Int32(8)) % Int64  # norms.py:252
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # norms.py:252
+    if UInt32(0) < tk_v_trips1  # norms.py:252
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:252
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(2048))) % Int32  # norms.py:252
+            tk_v_take_i2 = Int32(0)  # norms.py:253
+            tk_v_take_at3 = base[1] + c[1]  # norms.py:253
+            tk_v_take_left4 = n - c[1]  # norms.py:253
+            tk_v_take_fill5 = 0.0f0  # norms.py:253
+            if tk_v_take_left4 >= Int32(8)  # _steps.py:22
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
+                    vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
                 end
+            else
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:26
+                    vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : Float16(0.0)  # _steps.py:27
+                end
+            end
+            KernelAbstractions.Extras.@unroll for outer v in Int32(0):Int32(7)  # norms.py:254
+                tk_v_to_f32_v7 = vals[(v % Int64) + 1]  # norms.py:255
+                tk_v_to_f32_ret8 = Float32(tk_v_to_f32_v7)  # _wide.py:23
+                q = fma(tk_v_to_f32_ret8, Float32(vals[(v % Int64) + 1]), q)  # norms.py:255
             end
         end
     end
-    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
+    tk_v_group_tree_tid13[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1] = q  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride12[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride12[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[1]  # reductions.py:23
-        local tk_v_add_a9::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b10::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret11::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
-            tk_v_add_a9 = tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b10 = tk_v_group_reduce_f32_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
-            tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
+        local tk_v_add_a15::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b16::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret17::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid13[1] < tk_v_group_tree_stride12[1]  # reductions.py:24
+            tk_v_add_a15 = tk_v_group_reduce_f32_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b16 = tk_v_group_reduce_f32_smem9[((tk_v_group_tree_tid13[1] + tk_v_group_tree_stride12[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret17 = tk_v_add_a15 + tk_v_add_b16  # combine.py:18
+            tk_v_group_reduce_f32_smem9[(tk_v_group_tree_tid13[1] % Int64) + 1] = tk_v_add_ret17  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+        tk_v_cse3 = rem(tk_v_group_tree_stride12[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride12[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride12[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride12[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result5[1] = tk_v_group_reduce_f32_smem3[1]  # reductions.py:28
+    tk_v_group_tree_result11[1] = tk_v_group_reduce_f32_smem9[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret8::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_f32_ret4::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_tree_ret14::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret10::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_take_i18::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_at19::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_left20::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_fill21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_take_v22::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_at23::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_left24::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_i25::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_finish_mu26::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_finish_v27::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_i28::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_c29::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_ret30::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_rms_out_i31::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_c32::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_rms_out_ret33::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_put_v34::Int32 = zero(Int32)  # reductions.py:30
     local tk_v_trips4::UInt32 = zero(UInt32)  # reductions.py:30
     local tk_v_k5::UInt32 = zero(UInt32)  # reductions.py:30
-    local tk_v_start6::Int64 = zero(Int64)  # reductions.py:30
-    local tk_v_cse5::Int64 = zero(Int64)  # reductions.py:30
-    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
-    tk_v_group_reduce_f32_ret4 = tk_v_group_tree_ret8  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret4 / Float32(n)) + eps)  # norms.py:252
-    tk_v_start6 = lane[1] % Int64  # norms.py:253
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:253
-    if UInt32(0) < tk_v_trips4  # norms.py:253
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:253
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:253
-            tk_v_cse5 = (base[1] + c[1]) % Int64  # norms.py:254
-            y[tk_v_cse5 + 1] = Float16((Float32(x[tk_v_cse5 + 1]) * tk_v_inv) * Float32(w[(c[1] % Int64) + 1]))  # norms.py:254
+    local tk_v_trips6::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k7::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_trips8::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k9::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_start10::Int64 = zero(Int64)  # reductions.py:30
+    tk_v_group_tree_ret14 = tk_v_group_tree_result11[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret10 = tk_v_group_tree_ret14  # reductions.py:46
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret10 / Float32(n)) + eps)  # norms.py:256
+    tk_v_start10 = (lane[1] * Int32(8)) % Int64  # norms.py:257
+    tk_v_trips8 = div((max((n % Int64) - tk_v_start10, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # norms.py:257
+    if UInt32(0) < tk_v_trips8  # norms.py:257
+        for outer tk_v_k9 in UInt32(0):(tk_v_trips8 - UInt32(1))  # norms.py:257
+            c[1] = (tk_v_start10 + ((tk_v_k9 % Int64) * Int64(2048))) % Int32  # norms.py:257
+            tk_v_take_i18 = Int32(0)  # norms.py:258
+            tk_v_take_at19 = base[1] + c[1]  # norms.py:258
+            tk_v_take_left20 = n - c[1]  # norms.py:258
+            tk_v_take_fill21 = 0.0f0  # norms.py:258
+            if tk_v_take_left20 >= Int32(8)  # _steps.py:22
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v22 in Int32(0):Int32(7)  # _steps.py:23
+                    vals[((tk_v_take_i18 + tk_v_take_v22) % Int64) + 1] = x[((tk_v_take_at19 + tk_v_take_v22) % Int64) + 1]  # _steps.py:24
+                end
+            else
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v22 in Int32(0):Int32(7)  # _steps.py:26
+                    vals[((tk_v_take_i18 + tk_v_take_v22) % Int64) + 1] = (tk_v_take_v22 < tk_v_take_left20) ? x[((tk_v_take_at19 + tk_v_take_v22) % Int64) + 1] : Float16(0.0)  # _steps.py:27
+                end
+            end
+            tk_v_finish_at23 = base[1] + c[1]  # norms.py:259
+            tk_v_finish_left24 = n - c[1]  # norms.py:259
+            tk_v_finish_i25 = Int32(0)  # norms.py:259
+            tk_v_finish_mu26 = 0.0f0  # norms.py:259
+            if tk_v_finish_left24 >= Int32(8)  # norms.py:150
+                KernelAbstractions.Extras.@unroll for outer tk_v_finish_v27 in Int32(0):Int32(7)  # norms.py:151
+                    tk_v_rms_out_i28 = tk_v_finish_i25 + tk_v_finish_v27  # norms.py:152
+                    tk_v_rms_out_c29 = c[1] + tk_v_finish_v27  # norms.py:152
+                    tk_v_rms_out_ret30 = (Float32(vals[(tk_v_rms_out_i28 % Int64) + 1]) * tk_v_inv) * Float32(w[(tk_v_rms_out_c29 % Int64) + 1])  # norms.py:141
+                    vals[((tk_v_finish_i25 + tk_v_finish_v27) % Int64) + 1] = Float16(tk_v_rms_out_ret30)  # norms.py:152
+                end
+            else
+                tk_v_trips4 = UInt32(8)  # norms.py:154
+                if UInt32(0) < tk_v_trips4  # norms.py:154
+                    KernelAbstractions.Extras.@unroll for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:154
+                        tk_v_finish_v27 = (Int64(7) + ((tk_v_k5 % Int64) * Int64(-1))) % Int32  # norms.py:154
+                        if tk_v_finish_v27 < tk_v_finish_left24  # norms.py:155
+                            tk_v_rms_out_i31 = tk_v_finish_i25 + tk_v_finish_v27  # norms.py:156
+                            tk_v_rms_out_c32 = c[1] + tk_v_finish_v27  # norms.py:156
+                            tk_v_rms_out_ret33 = (Float32(vals[(tk_v_rms_out_i31 % Int64) + 1]) * tk_v_inv) * Float32(w[(tk_v_rms_out_c32 % Int64) + 1])  # norms.py:141
+                            vals[((tk_v_finish_i25 + tk_v_finish_v27) % Int64) + 1] = Float16(tk_v_rms_out_ret33)  # norms.py:156
+                        end
+                    end
+                end
+            end
+            if tk_v_finish_left24 >= Int32(8)  # _steps.py:33
+                KernelAbstractions.Extras.@unroll for outer tk_v_put_v34 in Int32(0):Int32(7)  # _steps.py:34
+                    y[((tk_v_finish_at23 + tk_v_put_v34) % Int64) + 1] = vals[((tk_v_finish_i25 + tk_v_put_v34) % Int64) + 1]  # _steps.py:35
+                end
+            else
+                tk_v_trips6 = UInt32(8)  # _steps.py:37
+                if UInt32(0) < tk_v_trips6  # _steps.py:37
+                    KernelAbstractions.Extras.@unroll for outer tk_v_k7 in UInt32(0):(tk_v_trips6 - UInt32(1))  # _steps.py:37
+                        tk_v_put_v34 = (Int64(7) + ((tk_v_k7 % Int64) * Int64(-1))) % Int32  # _steps.py:37
+                        if tk_v_put_v34 < tk_v_finish_left24  # _steps.py:38
+                            y[((tk_v_finish_at23 + tk_v_put_v34) % Int64) + 1] = vals[((tk_v_finish_i25 + tk_v_put_v34) % Int64) + 1]  # _steps.py:39
+                        end
+                    end
+                end
+            end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_598fcd63)) = 256  # norms.py:242
+TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_3e06abeb)) = 256  # norms.py:245
 
 # rms_norm's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_RMS_NORM_KERNELS)
     const TK_RMS_NORM_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows, Float32, 0) => tk__rms_rows_4f6174ae,
-        (:cached, Float32, 8) => tk_rms_norm_cached_0fa7a5bd,
-        (:cached, Float32, 16) => tk_rms_norm_cached_8c346794,
-        (:cached, Float32, 32) => tk_rms_norm_cached_3df2ac78,
-        (:long, Float32, 0) => tk__rms_long_25f33e77,
-        (:rows, Float64, 0) => tk__rms_rows_cf51ac84,
-        (:cached, Float64, 8) => tk_rms_norm_cached_49ac6fe8,
-        (:cached, Float64, 16) => tk_rms_norm_cached_e22ffa32,
-        (:cached, Float64, 32) => tk_rms_norm_cached_2c95c414,
-        (:long, Float64, 0) => tk__rms_long_7cda743c,
-        (:rows, Float16, 0) => tk__rms_rows_1743346b,
-        (:cached, Float16, 8) => tk_rms_norm_cached_6ff0d354,
-        (:cached, Float16, 16) => tk_rms_norm_cached_96e45378,
-        (:cached, Float16, 32) => tk_rms_norm_cached_91d43da6,
-        (:long, Float16, 0) => tk__rms_long_598fcd63,
+        (:rows, Float32, 0) => tk__rms_rows_71a6dca8,
+        (:cached, Float32, 8) => tk_rms_norm_cached_6c823a32,
+        (:cached, Float32, 16) => tk_rms_norm_cached_e39d89a1,
+        (:cached, Float32, 32) => tk_rms_norm_cached_684e5012,
+        (:long, Float32, 0) => tk__rms_long_cf966a6a,
+        (:rows, Float64, 0) => tk__rms_rows_be2c1b3a,
+        (:cached, Float64, 8) => tk_rms_norm_cached_c3b59c95,
+        (:cached, Float64, 16) => tk_rms_norm_cached_f07b0a45,
+        (:cached, Float64, 32) => tk_rms_norm_cached_e09f38eb,
+        (:long, Float64, 0) => tk__rms_long_73342764,
+        (:rows, Float16, 0) => tk__rms_rows_55803083,
+        (:cached, Float16, 8) => tk_rms_norm_cached_7f3ee20d,
+        (:cached, Float16, 16) => tk_rms_norm_cached_ff6b25c6,
+        (:cached, Float16, 32) => tk_rms_norm_cached_428b330b,
+        (:long, Float16, 0) => tk__rms_long_3e06abeb,
     )
 end
 

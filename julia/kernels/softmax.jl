@@ -110,77 +110,77 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_rows`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__rows_f59c2f04(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:173
-    tk_gi = @index(Global, Linear)  # softmax.py:173
-    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:173
-    tk_v_lane_exp_sum_acc25 = TackRuntime.tk_private(Float32, Val(256))  # softmax.py:173
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:173
-    local r::Int32 = zero(Int32)  # softmax.py:173
-    local base::Int32 = zero(Int32)  # softmax.py:173
-    local tk_v_row_fold_p2::Int32 = zero(Int32)  # softmax.py:173
-    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # softmax.py:173
-    local tk_v_first_ret9::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_larger_acc10::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_larger_v11::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_larger_ret12::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_larger_acc13::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_larger_v14::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_larger_ret15::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_larger_a16::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_larger_b17::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_larger_ret18::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_larger_a19::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_larger_b20::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_larger_ret21::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_larger_a22::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_larger_b23::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_larger_ret24::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_fold_lanes_ret8::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_row_fold_ret4::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_row_max_ret1::Float32 = zero(Float32)  # softmax.py:173
-    local m::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_lane_sum_live31::Int32 = zero(Int32)  # softmax.py:173
-    local tk_v_lane_sum_j30::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_lane_sum_c27::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_lane_sum_end29::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_lane_sum_v32::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_shifted_v35::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_shifted_ret36::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_lane_sum_e28::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_stash_i37::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_lane_sum_whole33::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_shifted_v38::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_shifted_ret39::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_stash_i40::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_shifted_v41::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_shifted_ret42::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_stash_i43::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_lane_tree_s45::Int32 = zero(Int32)  # softmax.py:173
-    local tk_v_lane_tree_i44::Int32 = zero(Int32)  # softmax.py:173
-    local tk_v_lane_tree_ret46::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_lane_sum_ret34::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_lane_exp_sum_ret26::Float32 = zero(Float32)  # softmax.py:173
-    local s::Float32 = zero(Float32)  # softmax.py:173
-    local ls::Float32 = zero(Float32)  # softmax.py:173
-    local c::Int32 = zero(Int32)  # softmax.py:173
-    local tk_v_shifted_v47::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_shifted_ret48::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_inv::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_fetch_i49::Int32 = zero(Int32)  # softmax.py:173
-    local tk_v_fetch_ret50::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:173
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:173
-    local tk_v_cse3::Int32 = zero(Int32)  # softmax.py:173
-    local tk_v_cse4::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_cse5::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_cse6::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:173
-    local tk_v_cse8::Int32 = zero(Int32)  # softmax.py:173
-    if tk_t < tk_n  # softmax.py:173
-        r = tk_t % Int32  # softmax.py:174
-        base = r * n  # softmax.py:175
+@kernel function tk__rows_3df2ac08(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:175
+    tk_gi = @index(Global, Linear)  # softmax.py:175
+    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:175
+    tk_v_lane_exp_sum_acc25 = TackRuntime.tk_private(Float32, Val(256))  # softmax.py:175
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:175
+    local r::Int32 = zero(Int32)  # softmax.py:175
+    local base::Int32 = zero(Int32)  # softmax.py:175
+    local tk_v_row_fold_p2::Int32 = zero(Int32)  # softmax.py:175
+    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # softmax.py:175
+    local tk_v_first_ret9::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_larger_acc10::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_larger_v11::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_larger_ret12::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_larger_acc13::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_larger_v14::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_larger_ret15::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_larger_a16::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_larger_b17::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_larger_ret18::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_larger_a19::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_larger_b20::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_larger_ret21::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_larger_a22::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_larger_b23::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_larger_ret24::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_fold_lanes_ret8::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_row_fold_ret4::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_row_max_ret1::Float32 = zero(Float32)  # softmax.py:175
+    local m::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_lane_sum_live31::Int32 = zero(Int32)  # softmax.py:175
+    local tk_v_lane_sum_j30::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_lane_sum_c27::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_lane_sum_end29::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_lane_sum_v32::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_shifted_v35::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_shifted_ret36::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_lane_sum_e28::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_stash_i37::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_lane_sum_whole33::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_shifted_v38::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_shifted_ret39::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_stash_i40::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_shifted_v41::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_shifted_ret42::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_stash_i43::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_lane_tree_s45::Int32 = zero(Int32)  # softmax.py:175
+    local tk_v_lane_tree_i44::Int32 = zero(Int32)  # softmax.py:175
+    local tk_v_lane_tree_ret46::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_lane_sum_ret34::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_lane_exp_sum_ret26::Float32 = zero(Float32)  # softmax.py:175
+    local s::Float32 = zero(Float32)  # softmax.py:175
+    local ls::Float32 = zero(Float32)  # softmax.py:175
+    local c::Int32 = zero(Int32)  # softmax.py:175
+    local tk_v_shifted_v47::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_shifted_ret48::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_inv::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_fetch_i49::Int32 = zero(Int32)  # softmax.py:175
+    local tk_v_fetch_ret50::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:175
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:175
+    local tk_v_cse3::Int32 = zero(Int32)  # softmax.py:175
+    local tk_v_cse4::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_cse5::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_cse6::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:175
+    local tk_v_cse8::Int32 = zero(Int32)  # softmax.py:175
+    if tk_t < tk_n  # softmax.py:175
+        r = tk_t % Int32  # softmax.py:176
+        base = r * n  # softmax.py:177
         tk_v_row_fold_p2 = Int32(0)  # _rowsum.py:101
         KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:41
             tk_v_first_ret9 = x[(base % Int64) + 1]  # _rowsum.py:66
@@ -222,98 +222,98 @@ end
         tk_v_fold_lanes_ret8 = tk_v_larger_ret24  # _rowsum.py:56
         tk_v_row_fold_ret4 = tk_v_fold_lanes_ret8  # _rowsum.py:28
         tk_v_row_max_ret1 = tk_v_row_fold_ret4  # _rowsum.py:101
-        m = tk_v_row_max_ret1  # softmax.py:176
-        tk_v_cse1 = (n + Int32(8)) - Int32(1)  # softmax.py:146
-        tk_v_cse2 = rem(tk_v_cse1, Int32(8))  # softmax.py:146
-        tk_v_cse3 = div(tk_v_cse1, Int32(8))  # softmax.py:146
-        tk_v_lane_sum_live31 = min(ifelse((tk_v_cse2 != Int32(0)) & (tk_v_cse2 < Int32(0)), tk_v_cse3 - Int32(1), tk_v_cse3), Int32(256))  # softmax.py:146
-        if Int64(0) < (max(tk_v_lane_sum_live31, Int32(16)) % Int64)  # softmax.py:147
-            for outer tk_v_lane_sum_j30 in Int64(0):((max(tk_v_lane_sum_live31, Int32(16)) % Int64) - Int64(1))  # softmax.py:147
-                tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = 0.0f0  # softmax.py:148
+        m = tk_v_row_max_ret1  # softmax.py:178
+        tk_v_cse1 = (n + Int32(8)) - Int32(1)  # softmax.py:148
+        tk_v_cse2 = rem(tk_v_cse1, Int32(8))  # softmax.py:148
+        tk_v_cse3 = div(tk_v_cse1, Int32(8))  # softmax.py:148
+        tk_v_lane_sum_live31 = min(ifelse((tk_v_cse2 != Int32(0)) & (tk_v_cse2 < Int32(0)), tk_v_cse3 - Int32(1), tk_v_cse3), Int32(256))  # softmax.py:148
+        if Int64(0) < (max(tk_v_lane_sum_live31, Int32(16)) % Int64)  # softmax.py:149
+            for outer tk_v_lane_sum_j30 in Int64(0):((max(tk_v_lane_sum_live31, Int32(16)) % Int64) - Int64(1))  # softmax.py:149
+                tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = 0.0f0  # softmax.py:150
             end
         end
-        tk_v_lane_sum_c27 = base % Int64  # softmax.py:149
-        tk_v_lane_sum_end29 = tk_v_lane_sum_c27 + (n % Int64)  # softmax.py:150
-        while (tk_v_lane_sum_c27 + Int64(2048)) <= tk_v_lane_sum_end29  # softmax.py:151
-            for outer tk_v_lane_sum_j30 in Int64(0):Int64(255)  # softmax.py:152
-                KernelAbstractions.Extras.@unroll for outer tk_v_lane_sum_v32 in Int64(0):Int64(7)  # softmax.py:153
-                    tk_v_shifted_v35 = x[((tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32) + 1]  # softmax.py:154
-                    tk_v_shifted_ret36 = ifelse(m == Inf32, ifelse(tk_v_shifted_v35 == m, 0.0f0, -Inf32), tk_v_shifted_v35 - m)  # softmax.py:60
-                    tk_v_lane_sum_e28 = exp(tk_v_shifted_ret36)  # softmax.py:154
-                    tk_v_stash_i37 = (tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32  # softmax.py:155
-                    out[tk_v_stash_i37 + 1] = tk_v_lane_sum_e28  # softmax.py:69
-                    tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:156
+        tk_v_lane_sum_c27 = base % Int64  # softmax.py:151
+        tk_v_lane_sum_end29 = tk_v_lane_sum_c27 + (n % Int64)  # softmax.py:152
+        while (tk_v_lane_sum_c27 + Int64(2048)) <= tk_v_lane_sum_end29  # softmax.py:153
+            for outer tk_v_lane_sum_j30 in Int64(0):Int64(255)  # softmax.py:154
+                KernelAbstractions.Extras.@unroll for outer tk_v_lane_sum_v32 in Int64(0):Int64(7)  # softmax.py:155
+                    tk_v_shifted_v35 = x[((tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32) + 1]  # softmax.py:156
+                    tk_v_shifted_ret36 = ifelse(m == Inf32, ifelse(tk_v_shifted_v35 == m, 0.0f0, -Inf32), tk_v_shifted_v35 - m)  # softmax.py:62
+                    tk_v_lane_sum_e28 = exp(tk_v_shifted_ret36)  # softmax.py:156
+                    tk_v_stash_i37 = (tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32  # softmax.py:157
+                    out[tk_v_stash_i37 + 1] = tk_v_lane_sum_e28  # softmax.py:71
+                    tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:158
                 end
             end
-            tk_v_lane_sum_c27 = tk_v_lane_sum_c27 + Int64(2048)  # softmax.py:157
+            tk_v_lane_sum_c27 = tk_v_lane_sum_c27 + Int64(2048)  # softmax.py:159
         end
-        tk_v_cse4 = tk_v_lane_sum_end29 - tk_v_lane_sum_c27  # softmax.py:158
-        tk_v_cse5 = rem(tk_v_cse4, Int64(8))  # softmax.py:158
-        tk_v_cse6 = div(tk_v_cse4, Int64(8))  # softmax.py:158
-        tk_v_lane_sum_whole33 = ifelse((tk_v_cse5 != Int64(0)) & (tk_v_cse5 < Int64(0)), tk_v_cse6 - Int64(1), tk_v_cse6)  # softmax.py:158
-        if Int64(0) < tk_v_lane_sum_whole33  # softmax.py:159
-            for outer tk_v_lane_sum_j30 in Int64(0):(tk_v_lane_sum_whole33 - Int64(1))  # softmax.py:159
-                KernelAbstractions.Extras.@unroll for outer tk_v_lane_sum_v32 in Int64(0):Int64(7)  # softmax.py:160
-                    tk_v_shifted_v38 = x[((tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32) + 1]  # softmax.py:161
-                    tk_v_shifted_ret39 = ifelse(m == Inf32, ifelse(tk_v_shifted_v38 == m, 0.0f0, -Inf32), tk_v_shifted_v38 - m)  # softmax.py:60
-                    tk_v_lane_sum_e28 = exp(tk_v_shifted_ret39)  # softmax.py:161
-                    tk_v_stash_i40 = (tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32  # softmax.py:162
-                    out[tk_v_stash_i40 + 1] = tk_v_lane_sum_e28  # softmax.py:69
-                    tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:163
+        tk_v_cse4 = tk_v_lane_sum_end29 - tk_v_lane_sum_c27  # softmax.py:160
+        tk_v_cse5 = rem(tk_v_cse4, Int64(8))  # softmax.py:160
+        tk_v_cse6 = div(tk_v_cse4, Int64(8))  # softmax.py:160
+        tk_v_lane_sum_whole33 = ifelse((tk_v_cse5 != Int64(0)) & (tk_v_cse5 < Int64(0)), tk_v_cse6 - Int64(1), tk_v_cse6)  # softmax.py:160
+        if Int64(0) < tk_v_lane_sum_whole33  # softmax.py:161
+            for outer tk_v_lane_sum_j30 in Int64(0):(tk_v_lane_sum_whole33 - Int64(1))  # softmax.py:161
+                KernelAbstractions.Extras.@unroll for outer tk_v_lane_sum_v32 in Int64(0):Int64(7)  # softmax.py:162
+                    tk_v_shifted_v38 = x[((tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32) + 1]  # softmax.py:163
+                    tk_v_shifted_ret39 = ifelse(m == Inf32, ifelse(tk_v_shifted_v38 == m, 0.0f0, -Inf32), tk_v_shifted_v38 - m)  # softmax.py:62
+                    tk_v_lane_sum_e28 = exp(tk_v_shifted_ret39)  # softmax.py:163
+                    tk_v_stash_i40 = (tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32  # softmax.py:164
+                    out[tk_v_stash_i40 + 1] = tk_v_lane_sum_e28  # softmax.py:71
+                    tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:165
                 end
             end
         end
-        tk_v_lane_sum_c27 = tk_v_lane_sum_c27 + (tk_v_lane_sum_whole33 * Int64(8))  # softmax.py:164
-        if Int64(0) < (tk_v_lane_sum_end29 - tk_v_lane_sum_c27)  # softmax.py:165
-            for outer tk_v_lane_sum_v32 in Int64(0):((tk_v_lane_sum_end29 - tk_v_lane_sum_c27) - Int64(1))  # softmax.py:165
-                tk_v_shifted_v41 = x[(tk_v_lane_sum_c27 + tk_v_lane_sum_v32) + 1]  # softmax.py:166
-                tk_v_shifted_ret42 = ifelse(m == Inf32, ifelse(tk_v_shifted_v41 == m, 0.0f0, -Inf32), tk_v_shifted_v41 - m)  # softmax.py:60
-                tk_v_lane_sum_e28 = exp(tk_v_shifted_ret42)  # softmax.py:166
-                tk_v_stash_i43 = tk_v_lane_sum_c27 + tk_v_lane_sum_v32  # softmax.py:167
-                out[tk_v_stash_i43 + 1] = tk_v_lane_sum_e28  # softmax.py:69
-                tk_v_lane_exp_sum_acc25[tk_v_lane_sum_whole33 + 1] = tk_v_lane_exp_sum_acc25[tk_v_lane_sum_whole33 + 1] + tk_v_lane_sum_e28  # softmax.py:168
+        tk_v_lane_sum_c27 = tk_v_lane_sum_c27 + (tk_v_lane_sum_whole33 * Int64(8))  # softmax.py:166
+        if Int64(0) < (tk_v_lane_sum_end29 - tk_v_lane_sum_c27)  # softmax.py:167
+            for outer tk_v_lane_sum_v32 in Int64(0):((tk_v_lane_sum_end29 - tk_v_lane_sum_c27) - Int64(1))  # softmax.py:167
+                tk_v_shifted_v41 = x[(tk_v_lane_sum_c27 + tk_v_lane_sum_v32) + 1]  # softmax.py:168
+                tk_v_shifted_ret42 = ifelse(m == Inf32, ifelse(tk_v_shifted_v41 == m, 0.0f0, -Inf32), tk_v_shifted_v41 - m)  # softmax.py:62
+                tk_v_lane_sum_e28 = exp(tk_v_shifted_ret42)  # softmax.py:168
+                tk_v_stash_i43 = tk_v_lane_sum_c27 + tk_v_lane_sum_v32  # softmax.py:169
+                out[tk_v_stash_i43 + 1] = tk_v_lane_sum_e28  # softmax.py:71
+                tk_v_lane_exp_sum_acc25[tk_v_lane_sum_whole33 + 1] = tk_v_lane_exp_sum_acc25[tk_v_lane_sum_whole33 + 1] + tk_v_lane_sum_e28  # softmax.py:170
             end
         end
-        tk_v_lane_tree_s45 = Int32(128)  # softmax.py:114
-        while tk_v_lane_tree_s45 > Int32(8)  # softmax.py:115
-            if Int32(0) < min(tk_v_lane_tree_s45, tk_v_lane_sum_live31 - tk_v_lane_tree_s45)  # softmax.py:116
-                for outer tk_v_lane_tree_i44 in Int32(0):(min(tk_v_lane_tree_s45, tk_v_lane_sum_live31 - tk_v_lane_tree_s45) - Int32(1))  # softmax.py:116
-                    tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i44 + tk_v_lane_tree_s45) % Int64) + 1]  # softmax.py:117
+        tk_v_lane_tree_s45 = Int32(128)  # softmax.py:116
+        while tk_v_lane_tree_s45 > Int32(8)  # softmax.py:117
+            if Int32(0) < min(tk_v_lane_tree_s45, tk_v_lane_sum_live31 - tk_v_lane_tree_s45)  # softmax.py:118
+                for outer tk_v_lane_tree_i44 in Int32(0):(min(tk_v_lane_tree_s45, tk_v_lane_sum_live31 - tk_v_lane_tree_s45) - Int32(1))  # softmax.py:118
+                    tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i44 + tk_v_lane_tree_s45) % Int64) + 1]  # softmax.py:119
                 end
             end
-            tk_v_cse7 = rem(tk_v_lane_tree_s45, Int32(2))  # softmax.py:118
-            tk_v_cse8 = div(tk_v_lane_tree_s45, Int32(2))  # softmax.py:118
-            tk_v_lane_tree_s45 = ifelse((tk_v_cse7 != Int32(0)) & (tk_v_cse7 < Int32(0)), tk_v_cse8 - Int32(1), tk_v_cse8)  # softmax.py:118
+            tk_v_cse7 = rem(tk_v_lane_tree_s45, Int32(2))  # softmax.py:120
+            tk_v_cse8 = div(tk_v_lane_tree_s45, Int32(2))  # softmax.py:120
+            tk_v_lane_tree_s45 = ifelse((tk_v_cse7 != Int32(0)) & (tk_v_cse7 < Int32(0)), tk_v_cse8 - Int32(1), tk_v_cse8)  # softmax.py:120
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i44 in Int32(0):Int32(7)  # softmax.py:119
-            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i44 + Int32(8)) % Int64) + 1]  # softmax.py:120
+        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i44 in Int32(0):Int32(7)  # softmax.py:121
+            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i44 + Int32(8)) % Int64) + 1]  # softmax.py:122
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i44 in Int32(0):Int32(3)  # softmax.py:121
-            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i44 + Int32(4)) % Int64) + 1]  # softmax.py:122
+        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i44 in Int32(0):Int32(3)  # softmax.py:123
+            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i44 + Int32(4)) % Int64) + 1]  # softmax.py:124
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i44 in Int32(0):Int32(1)  # softmax.py:123
-            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i44 + Int32(2)) % Int64) + 1]  # softmax.py:124
+        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i44 in Int32(0):Int32(1)  # softmax.py:125
+            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i44 + Int32(2)) % Int64) + 1]  # softmax.py:126
         end
-        tk_v_lane_tree_ret46 = tk_v_lane_exp_sum_acc25[1] + tk_v_lane_exp_sum_acc25[2]  # softmax.py:125
-        tk_v_lane_sum_ret34 = tk_v_lane_tree_ret46  # softmax.py:169
-        tk_v_lane_exp_sum_ret26 = tk_v_lane_sum_ret34  # softmax.py:134
-        s = tk_v_lane_exp_sum_ret26  # softmax.py:177
-        if want_log != Int32(0)  # softmax.py:178
-            ls = tk_log(s)  # softmax.py:179
-            if Int32(0) < n  # softmax.py:180
-                for outer c in Int32(0):(n - Int32(1))  # softmax.py:180
-                    tk_v_shifted_v47 = x[((base + c) % Int64) + 1]  # softmax.py:181
-                    tk_v_shifted_ret48 = ifelse(m == Inf32, ifelse(tk_v_shifted_v47 == m, 0.0f0, -Inf32), tk_v_shifted_v47 - m)  # softmax.py:60
-                    out[((base + c) % Int64) + 1] = tk_v_shifted_ret48 - ls  # softmax.py:181
+        tk_v_lane_tree_ret46 = tk_v_lane_exp_sum_acc25[1] + tk_v_lane_exp_sum_acc25[2]  # softmax.py:127
+        tk_v_lane_sum_ret34 = tk_v_lane_tree_ret46  # softmax.py:171
+        tk_v_lane_exp_sum_ret26 = tk_v_lane_sum_ret34  # softmax.py:136
+        s = tk_v_lane_exp_sum_ret26  # softmax.py:179
+        if want_log != Int32(0)  # softmax.py:180
+            ls = tk_log(s)  # softmax.py:181
+            if Int32(0) < n  # softmax.py:182
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:182
+                    tk_v_shifted_v47 = x[((base + c) % Int64) + 1]  # softmax.py:183
+                    tk_v_shifted_ret48 = ifelse(m == Inf32, ifelse(tk_v_shifted_v47 == m, 0.0f0, -Inf32), tk_v_shifted_v47 - m)  # softmax.py:62
+                    out[((base + c) % Int64) + 1] = tk_v_shifted_ret48 - ls  # softmax.py:183
                 end
             end
         else
-            tk_v_inv = 1.0f0 / s  # softmax.py:183
-            if Int32(0) < n  # softmax.py:184
-                for outer c in Int32(0):(n - Int32(1))  # softmax.py:184
-                    tk_v_fetch_i49 = base + c  # softmax.py:185
-                    tk_v_fetch_ret50 = out[(tk_v_fetch_i49 % Int64) + 1]  # softmax.py:80
-                    out[((base + c) % Int64) + 1] = tk_v_fetch_ret50 * tk_v_inv  # softmax.py:185
+            tk_v_inv = 1.0f0 / s  # softmax.py:185
+            if Int32(0) < n  # softmax.py:186
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:186
+                    tk_v_fetch_i49 = base + c  # softmax.py:187
+                    tk_v_fetch_ret50 = out[(tk_v_fetch_i49 % Int64) + 1]  # softmax.py:82
+                    out[((base + c) % Int64) + 1] = tk_v_fetch_ret50 * tk_v_inv  # softmax.py:187
                 end
             end
         end
@@ -321,122 +321,122 @@ end
 end
 
 # Tack kernel `_columns`, specialization (x: f32[?], out: f32[?], columns: i32, n: i32, inner: i32, want_log: i32)
-@kernel function tk__columns_70c73df0(x::AbstractVector{Float32}, out::AbstractVector{Float32}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:206
-    tk_gi = @index(Global, Linear)  # softmax.py:206
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:206
-    local t::Int32 = zero(Int32)  # softmax.py:206
-    local base::Int32 = zero(Int32)  # softmax.py:206
-    local m::Float32 = zero(Float32)  # softmax.py:206
-    local c::Int32 = zero(Int32)  # softmax.py:206
-    local s::Float32 = zero(Float32)  # softmax.py:206
-    local tk_v_shifted_v1::Float32 = zero(Float32)  # softmax.py:206
-    local tk_v_shifted_ret2::Float32 = zero(Float32)  # softmax.py:206
-    local ls::Float32 = zero(Float32)  # softmax.py:206
-    local tk_v_shifted_v3::Float32 = zero(Float32)  # softmax.py:206
-    local tk_v_shifted_ret4::Float32 = zero(Float32)  # softmax.py:206
-    local v::Float32 = zero(Float32)  # softmax.py:206
-    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:206
-    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:206
-    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:206
-    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:206
-    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:206
-    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:206
-    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:206
-    if tk_t < tk_n  # softmax.py:206
-        t = tk_t % Int32  # softmax.py:207
-        tk_v_cse1 = inner == Int32(-1)  # softmax.py:208
-        tk_v_cse2 = inner == Int32(0)  # softmax.py:208
-        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:208
-        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:208
-        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:208
-        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:208
-        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:208
-        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:208
-        m = -Inf32  # softmax.py:209
-        if Int32(0) < n  # softmax.py:210
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:210
-                m = tk_maxnum(m, x[((base + (c * inner)) % Int64) + 1])  # softmax.py:211
+@kernel function tk__columns_ec8b665b(x::AbstractVector{Float32}, out::AbstractVector{Float32}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:208
+    tk_gi = @index(Global, Linear)  # softmax.py:208
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:208
+    local t::Int32 = zero(Int32)  # softmax.py:208
+    local base::Int32 = zero(Int32)  # softmax.py:208
+    local m::Float32 = zero(Float32)  # softmax.py:208
+    local c::Int32 = zero(Int32)  # softmax.py:208
+    local s::Float32 = zero(Float32)  # softmax.py:208
+    local tk_v_shifted_v1::Float32 = zero(Float32)  # softmax.py:208
+    local tk_v_shifted_ret2::Float32 = zero(Float32)  # softmax.py:208
+    local ls::Float32 = zero(Float32)  # softmax.py:208
+    local tk_v_shifted_v3::Float32 = zero(Float32)  # softmax.py:208
+    local tk_v_shifted_ret4::Float32 = zero(Float32)  # softmax.py:208
+    local v::Float32 = zero(Float32)  # softmax.py:208
+    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:208
+    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:208
+    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:208
+    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:208
+    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:208
+    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:208
+    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:208
+    if tk_t < tk_n  # softmax.py:208
+        t = tk_t % Int32  # softmax.py:209
+        tk_v_cse1 = inner == Int32(-1)  # softmax.py:210
+        tk_v_cse2 = inner == Int32(0)  # softmax.py:210
+        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:210
+        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:210
+        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:210
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:210
+        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:210
+        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:210
+        m = -Inf32  # softmax.py:211
+        if Int32(0) < n  # softmax.py:212
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:212
+                m = tk_maxnum(m, x[((base + (c * inner)) % Int64) + 1])  # softmax.py:213
             end
         end
-        s = 0.0f0  # softmax.py:212
-        if Int32(0) < n  # softmax.py:213
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:213
-                tk_v_shifted_v1 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:214
-                tk_v_shifted_ret2 = ifelse(m == Inf32, ifelse(tk_v_shifted_v1 == m, 0.0f0, -Inf32), tk_v_shifted_v1 - m)  # softmax.py:60
-                s = s + exp(tk_v_shifted_ret2)  # softmax.py:214
+        s = 0.0f0  # softmax.py:214
+        if Int32(0) < n  # softmax.py:215
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:215
+                tk_v_shifted_v1 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:216
+                tk_v_shifted_ret2 = ifelse(m == Inf32, ifelse(tk_v_shifted_v1 == m, 0.0f0, -Inf32), tk_v_shifted_v1 - m)  # softmax.py:62
+                s = s + exp(tk_v_shifted_ret2)  # softmax.py:216
             end
         end
-        ls = tk_log(s)  # softmax.py:215
-        if Int32(0) < n  # softmax.py:216
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:216
-                tk_v_shifted_v3 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:217
-                tk_v_shifted_ret4 = ifelse(m == Inf32, ifelse(tk_v_shifted_v3 == m, 0.0f0, -Inf32), tk_v_shifted_v3 - m)  # softmax.py:60
-                v = tk_v_shifted_ret4 - ls  # softmax.py:217
-                out[((base + (c * inner)) % Int64) + 1] = (want_log != Int32(0)) ? v : exp(v)  # softmax.py:218
+        ls = tk_log(s)  # softmax.py:217
+        if Int32(0) < n  # softmax.py:218
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:218
+                tk_v_shifted_v3 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:219
+                tk_v_shifted_ret4 = ifelse(m == Inf32, ifelse(tk_v_shifted_v3 == m, 0.0f0, -Inf32), tk_v_shifted_v3 - m)  # softmax.py:62
+                v = tk_v_shifted_ret4 - ls  # softmax.py:219
+                out[((base + (c * inner)) % Int64) + 1] = (want_log != Int32(0)) ? v : exp(v)  # softmax.py:220
             end
         end
     end
 end
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_c1f7d07d(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:230
-    tk_gi = @index(Global, Linear)  # softmax.py:230
-    tk_li = @index(Local, Linear)  # softmax.py:230
-    vals = @private Float32 (8,)  # softmax.py:230
-    tk_v_group_reduce_smem7 = @localmem Float32 (256,)  # softmax.py:230
-    tk_v_group_reduce_smem18 = @localmem Float32 (256,)  # softmax.py:230
-    tk_u = @localmem Bool (2,)  # softmax.py:230
-    lane = @private Int32 (1,)  # softmax.py:230
-    base = @private Int32 (1,)  # softmax.py:230
-    m = @private Float32 (1,)  # softmax.py:230
-    k = @private Int32 (1,)  # softmax.py:230
-    c = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_result9 = @private Float32 (1,)  # softmax.py:230
-    s = @private Float32 (1,)  # softmax.py:230
-    tk_v_group_tree_tid22 = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_stride21 = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_result20 = @private Float32 (1,)  # softmax.py:230
-    local t::Int32 = zero(Int32)  # softmax.py:230
-    local r::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:230
-    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:230
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:230
-    local tk_f2::Int32 = zero(Int32)  # softmax.py:230
-    lane[1] = Int32(0)  # softmax.py:230
-    base[1] = Int32(0)  # softmax.py:230
-    m[1] = 0.0f0  # softmax.py:230
-    k[1] = Int32(0)  # softmax.py:230
-    c[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_result9[1] = 0.0f0  # softmax.py:230
-    s[1] = 0.0f0  # softmax.py:230
-    tk_v_group_tree_tid22[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_stride21[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_result20[1] = 0.0f0  # softmax.py:230
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:231
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:232
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:232
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:232
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:233
-    tk_v_row_start_ret1 = r * n  # softmax.py:92
-    base[1] = tk_v_row_start_ret1  # softmax.py:234
-    m[1] = -Inf32  # softmax.py:236
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:237
-        k[1] = tk_f1  # softmax.py:237
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:238
-        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:239
-        tk_v_take_at3 = base[1] + c[1]  # softmax.py:239
-        tk_v_take_left4 = n - c[1]  # softmax.py:239
-        tk_v_take_fill5 = -Inf32  # softmax.py:239
+@kernel function tk_softmax_cached_b5073ea0(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:232
+    tk_gi = @index(Global, Linear)  # softmax.py:232
+    tk_li = @index(Local, Linear)  # softmax.py:232
+    vals = @private Float32 (8,)  # softmax.py:232
+    tk_v_group_reduce_smem7 = @localmem Float32 (256,)  # softmax.py:232
+    tk_v_group_reduce_smem18 = @localmem Float32 (256,)  # softmax.py:232
+    tk_u = @localmem Bool (2,)  # softmax.py:232
+    lane = @private Int32 (1,)  # softmax.py:232
+    base = @private Int32 (1,)  # softmax.py:232
+    m = @private Float32 (1,)  # softmax.py:232
+    k = @private Int32 (1,)  # softmax.py:232
+    c = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_result9 = @private Float32 (1,)  # softmax.py:232
+    s = @private Float32 (1,)  # softmax.py:232
+    tk_v_group_tree_tid22 = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_stride21 = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_result20 = @private Float32 (1,)  # softmax.py:232
+    local t::Int32 = zero(Int32)  # softmax.py:232
+    local r::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:232
+    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:232
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:232
+    local tk_f2::Int32 = zero(Int32)  # softmax.py:232
+    lane[1] = Int32(0)  # softmax.py:232
+    base[1] = Int32(0)  # softmax.py:232
+    m[1] = 0.0f0  # softmax.py:232
+    k[1] = Int32(0)  # softmax.py:232
+    c[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_result9[1] = 0.0f0  # softmax.py:232
+    s[1] = 0.0f0  # softmax.py:232
+    tk_v_group_tree_tid22[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_stride21[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_result20[1] = 0.0f0  # softmax.py:232
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:233
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:234
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:234
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:234
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:235
+    tk_v_row_start_ret1 = r * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # softmax.py:236
+    m[1] = -Inf32  # softmax.py:238
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:239
+        k[1] = tk_f1  # softmax.py:239
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:240
+        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:241
+        tk_v_take_at3 = base[1] + c[1]  # softmax.py:241
+        tk_v_take_left4 = n - c[1]  # softmax.py:241
+        tk_v_take_fill5 = -Inf32  # softmax.py:241
         if tk_v_take_left4 >= Int32(8)  # _steps.py:22
             KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                 vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -447,9 +447,9 @@ end
             end
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:240
-        k[1] = tk_f2  # softmax.py:240
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:241
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:242
+        k[1] = tk_f2  # softmax.py:242
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:243
     end
     tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -486,16 +486,16 @@ end
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
     tk_v_group_reduce_ret8 = tk_v_group_tree_ret12  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret8  # softmax.py:242
-    s[1] = 0.0f0  # softmax.py:243
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:244
-        k[1] = tk_f3  # softmax.py:244
-        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:245
-        tk_v_shifted_ret17 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v16 == m[1], 0.0f0, -Inf32), tk_v_shifted_v16 - m[1])  # softmax.py:60
-        e = exp(tk_v_shifted_ret17)  # softmax.py:245
-        s[1] = s[1] + e  # softmax.py:246
-        if !(want_log != Int32(0))  # softmax.py:247
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:69
+    m[1] = tk_v_group_reduce_ret8  # softmax.py:244
+    s[1] = 0.0f0  # softmax.py:245
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:246
+        k[1] = tk_f3  # softmax.py:246
+        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:247
+        tk_v_shifted_ret17 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v16 == m[1], 0.0f0, -Inf32), tk_v_shifted_v16 - m[1])  # softmax.py:62
+        e = exp(tk_v_shifted_ret17)  # softmax.py:247
+        s[1] = s[1] + e  # softmax.py:248
+        if !(want_log != Int32(0))  # softmax.py:249
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:71
         end
     end
     tk_v_group_tree_tid22[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -542,26 +542,26 @@ end
     local tk_f5::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret23 = tk_v_group_tree_result20[1]  # reductions.py:30
     tk_v_group_reduce_ret19 = tk_v_group_tree_ret23  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret19  # softmax.py:249
-    ls = tk_log(s[1])  # softmax.py:250
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:251
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(7)  # softmax.py:252
-        k[1] = tk_f4  # softmax.py:252
-        if want_log != Int32(0)  # softmax.py:253
-            tk_v_shifted_v27 = vals[(k[1] % Int64) + 1]  # softmax.py:254
-            tk_v_shifted_ret28 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v27 == m[1], 0.0f0, -Inf32), tk_v_shifted_v27 - m[1])  # softmax.py:60
-            vals[(k[1] % Int64) + 1] = tk_v_shifted_ret28 - ls  # softmax.py:254
+    s[1] = tk_v_group_reduce_ret19  # softmax.py:251
+    ls = tk_log(s[1])  # softmax.py:252
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:253
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(7)  # softmax.py:254
+        k[1] = tk_f4  # softmax.py:254
+        if want_log != Int32(0)  # softmax.py:255
+            tk_v_shifted_v27 = vals[(k[1] % Int64) + 1]  # softmax.py:256
+            tk_v_shifted_ret28 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v27 == m[1], 0.0f0, -Inf32), tk_v_shifted_v27 - m[1])  # softmax.py:62
+            vals[(k[1] % Int64) + 1] = tk_v_shifted_ret28 - ls  # softmax.py:256
         else
-            tk_v_fetch_ret29 = vals[(k[1] % Int64) + 1]  # softmax.py:80
-            vals[(k[1] % Int64) + 1] = tk_v_fetch_ret29 * tk_v_inv  # softmax.py:256
+            tk_v_fetch_ret29 = vals[(k[1] % Int64) + 1]  # softmax.py:82
+            vals[(k[1] % Int64) + 1] = tk_v_fetch_ret29 * tk_v_inv  # softmax.py:258
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(0)  # softmax.py:257
-        k[1] = tk_f5  # softmax.py:257
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:258
-        tk_v_put_at30 = base[1] + c[1]  # softmax.py:259
-        tk_v_put_left31 = n - c[1]  # softmax.py:259
-        tk_v_put_i32 = k[1] * Int32(8)  # softmax.py:259
+    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(0)  # softmax.py:259
+        k[1] = tk_f5  # softmax.py:259
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:260
+        tk_v_put_at30 = base[1] + c[1]  # softmax.py:261
+        tk_v_put_left31 = n - c[1]  # softmax.py:261
+        tk_v_put_i32 = k[1] * Int32(8)  # softmax.py:261
         if tk_v_put_left31 >= Int32(8)  # _steps.py:33
             KernelAbstractions.Extras.@unroll for outer tk_v_put_v33 in Int32(0):Int32(7)  # _steps.py:34
                 out[((tk_v_put_at30 + tk_v_put_v33) % Int64) + 1] = vals[((tk_v_put_i32 + tk_v_put_v33) % Int64) + 1]  # _steps.py:35
@@ -579,67 +579,67 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_c1f7d07d)) = 256  # softmax.py:230
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_b5073ea0)) = 256  # softmax.py:232
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_c3c4301f(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:230
-    tk_gi = @index(Global, Linear)  # softmax.py:230
-    tk_li = @index(Local, Linear)  # softmax.py:230
-    vals = @private Float32 (16,)  # softmax.py:230
-    tk_v_group_reduce_smem7 = @localmem Float32 (256,)  # softmax.py:230
-    tk_v_group_reduce_smem18 = @localmem Float32 (256,)  # softmax.py:230
-    tk_u = @localmem Bool (2,)  # softmax.py:230
-    lane = @private Int32 (1,)  # softmax.py:230
-    base = @private Int32 (1,)  # softmax.py:230
-    m = @private Float32 (1,)  # softmax.py:230
-    k = @private Int32 (1,)  # softmax.py:230
-    c = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_result9 = @private Float32 (1,)  # softmax.py:230
-    s = @private Float32 (1,)  # softmax.py:230
-    tk_v_group_tree_tid22 = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_stride21 = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_result20 = @private Float32 (1,)  # softmax.py:230
-    local t::Int32 = zero(Int32)  # softmax.py:230
-    local r::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:230
-    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:230
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:230
-    local tk_f2::Int32 = zero(Int32)  # softmax.py:230
-    lane[1] = Int32(0)  # softmax.py:230
-    base[1] = Int32(0)  # softmax.py:230
-    m[1] = 0.0f0  # softmax.py:230
-    k[1] = Int32(0)  # softmax.py:230
-    c[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_result9[1] = 0.0f0  # softmax.py:230
-    s[1] = 0.0f0  # softmax.py:230
-    tk_v_group_tree_tid22[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_stride21[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_result20[1] = 0.0f0  # softmax.py:230
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:231
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:232
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:232
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:232
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:233
-    tk_v_row_start_ret1 = r * n  # softmax.py:92
-    base[1] = tk_v_row_start_ret1  # softmax.py:234
-    m[1] = -Inf32  # softmax.py:236
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:237
-        k[1] = tk_f1  # softmax.py:237
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:238
-        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:239
-        tk_v_take_at3 = base[1] + c[1]  # softmax.py:239
-        tk_v_take_left4 = n - c[1]  # softmax.py:239
-        tk_v_take_fill5 = -Inf32  # softmax.py:239
+@kernel function tk_softmax_cached_f284c102(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:232
+    tk_gi = @index(Global, Linear)  # softmax.py:232
+    tk_li = @index(Local, Linear)  # softmax.py:232
+    vals = @private Float32 (16,)  # softmax.py:232
+    tk_v_group_reduce_smem7 = @localmem Float32 (256,)  # softmax.py:232
+    tk_v_group_reduce_smem18 = @localmem Float32 (256,)  # softmax.py:232
+    tk_u = @localmem Bool (2,)  # softmax.py:232
+    lane = @private Int32 (1,)  # softmax.py:232
+    base = @private Int32 (1,)  # softmax.py:232
+    m = @private Float32 (1,)  # softmax.py:232
+    k = @private Int32 (1,)  # softmax.py:232
+    c = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_result9 = @private Float32 (1,)  # softmax.py:232
+    s = @private Float32 (1,)  # softmax.py:232
+    tk_v_group_tree_tid22 = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_stride21 = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_result20 = @private Float32 (1,)  # softmax.py:232
+    local t::Int32 = zero(Int32)  # softmax.py:232
+    local r::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:232
+    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:232
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:232
+    local tk_f2::Int32 = zero(Int32)  # softmax.py:232
+    lane[1] = Int32(0)  # softmax.py:232
+    base[1] = Int32(0)  # softmax.py:232
+    m[1] = 0.0f0  # softmax.py:232
+    k[1] = Int32(0)  # softmax.py:232
+    c[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_result9[1] = 0.0f0  # softmax.py:232
+    s[1] = 0.0f0  # softmax.py:232
+    tk_v_group_tree_tid22[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_stride21[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_result20[1] = 0.0f0  # softmax.py:232
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:233
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:234
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:234
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:234
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:235
+    tk_v_row_start_ret1 = r * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # softmax.py:236
+    m[1] = -Inf32  # softmax.py:238
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:239
+        k[1] = tk_f1  # softmax.py:239
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:240
+        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:241
+        tk_v_take_at3 = base[1] + c[1]  # softmax.py:241
+        tk_v_take_left4 = n - c[1]  # softmax.py:241
+        tk_v_take_fill5 = -Inf32  # softmax.py:241
         if tk_v_take_left4 >= Int32(8)  # _steps.py:22
             KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                 vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -650,9 +650,9 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_c1f7d07d)) = 256  # soft
             end
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:240
-        k[1] = tk_f2  # softmax.py:240
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:241
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:242
+        k[1] = tk_f2  # softmax.py:242
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:243
     end
     tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -689,16 +689,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_c1f7d07d)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
     tk_v_group_reduce_ret8 = tk_v_group_tree_ret12  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret8  # softmax.py:242
-    s[1] = 0.0f0  # softmax.py:243
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:244
-        k[1] = tk_f3  # softmax.py:244
-        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:245
-        tk_v_shifted_ret17 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v16 == m[1], 0.0f0, -Inf32), tk_v_shifted_v16 - m[1])  # softmax.py:60
-        e = exp(tk_v_shifted_ret17)  # softmax.py:245
-        s[1] = s[1] + e  # softmax.py:246
-        if !(want_log != Int32(0))  # softmax.py:247
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:69
+    m[1] = tk_v_group_reduce_ret8  # softmax.py:244
+    s[1] = 0.0f0  # softmax.py:245
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:246
+        k[1] = tk_f3  # softmax.py:246
+        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:247
+        tk_v_shifted_ret17 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v16 == m[1], 0.0f0, -Inf32), tk_v_shifted_v16 - m[1])  # softmax.py:62
+        e = exp(tk_v_shifted_ret17)  # softmax.py:247
+        s[1] = s[1] + e  # softmax.py:248
+        if !(want_log != Int32(0))  # softmax.py:249
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:71
         end
     end
     tk_v_group_tree_tid22[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -745,26 +745,26 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_c1f7d07d)) = 256  # soft
     local tk_f5::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret23 = tk_v_group_tree_result20[1]  # reductions.py:30
     tk_v_group_reduce_ret19 = tk_v_group_tree_ret23  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret19  # softmax.py:249
-    ls = tk_log(s[1])  # softmax.py:250
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:251
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(15)  # softmax.py:252
-        k[1] = tk_f4  # softmax.py:252
-        if want_log != Int32(0)  # softmax.py:253
-            tk_v_shifted_v27 = vals[(k[1] % Int64) + 1]  # softmax.py:254
-            tk_v_shifted_ret28 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v27 == m[1], 0.0f0, -Inf32), tk_v_shifted_v27 - m[1])  # softmax.py:60
-            vals[(k[1] % Int64) + 1] = tk_v_shifted_ret28 - ls  # softmax.py:254
+    s[1] = tk_v_group_reduce_ret19  # softmax.py:251
+    ls = tk_log(s[1])  # softmax.py:252
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:253
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(15)  # softmax.py:254
+        k[1] = tk_f4  # softmax.py:254
+        if want_log != Int32(0)  # softmax.py:255
+            tk_v_shifted_v27 = vals[(k[1] % Int64) + 1]  # softmax.py:256
+            tk_v_shifted_ret28 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v27 == m[1], 0.0f0, -Inf32), tk_v_shifted_v27 - m[1])  # softmax.py:62
+            vals[(k[1] % Int64) + 1] = tk_v_shifted_ret28 - ls  # softmax.py:256
         else
-            tk_v_fetch_ret29 = vals[(k[1] % Int64) + 1]  # softmax.py:80
-            vals[(k[1] % Int64) + 1] = tk_v_fetch_ret29 * tk_v_inv  # softmax.py:256
+            tk_v_fetch_ret29 = vals[(k[1] % Int64) + 1]  # softmax.py:82
+            vals[(k[1] % Int64) + 1] = tk_v_fetch_ret29 * tk_v_inv  # softmax.py:258
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(1)  # softmax.py:257
-        k[1] = tk_f5  # softmax.py:257
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:258
-        tk_v_put_at30 = base[1] + c[1]  # softmax.py:259
-        tk_v_put_left31 = n - c[1]  # softmax.py:259
-        tk_v_put_i32 = k[1] * Int32(8)  # softmax.py:259
+    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(1)  # softmax.py:259
+        k[1] = tk_f5  # softmax.py:259
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:260
+        tk_v_put_at30 = base[1] + c[1]  # softmax.py:261
+        tk_v_put_left31 = n - c[1]  # softmax.py:261
+        tk_v_put_i32 = k[1] * Int32(8)  # softmax.py:261
         if tk_v_put_left31 >= Int32(8)  # _steps.py:33
             KernelAbstractions.Extras.@unroll for outer tk_v_put_v33 in Int32(0):Int32(7)  # _steps.py:34
                 out[((tk_v_put_at30 + tk_v_put_v33) % Int64) + 1] = vals[((tk_v_put_i32 + tk_v_put_v33) % Int64) + 1]  # _steps.py:35
@@ -782,67 +782,67 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_c1f7d07d)) = 256  # soft
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_c3c4301f)) = 256  # softmax.py:230
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_f284c102)) = 256  # softmax.py:232
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_0d2a3b38(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:230
-    tk_gi = @index(Global, Linear)  # softmax.py:230
-    tk_li = @index(Local, Linear)  # softmax.py:230
-    vals = @private Float32 (32,)  # softmax.py:230
-    tk_v_group_reduce_smem7 = @localmem Float32 (256,)  # softmax.py:230
-    tk_v_group_reduce_smem18 = @localmem Float32 (256,)  # softmax.py:230
-    tk_u = @localmem Bool (2,)  # softmax.py:230
-    lane = @private Int32 (1,)  # softmax.py:230
-    base = @private Int32 (1,)  # softmax.py:230
-    m = @private Float32 (1,)  # softmax.py:230
-    k = @private Int32 (1,)  # softmax.py:230
-    c = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_result9 = @private Float32 (1,)  # softmax.py:230
-    s = @private Float32 (1,)  # softmax.py:230
-    tk_v_group_tree_tid22 = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_stride21 = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_result20 = @private Float32 (1,)  # softmax.py:230
-    local t::Int32 = zero(Int32)  # softmax.py:230
-    local r::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:230
-    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:230
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:230
-    local tk_f2::Int32 = zero(Int32)  # softmax.py:230
-    lane[1] = Int32(0)  # softmax.py:230
-    base[1] = Int32(0)  # softmax.py:230
-    m[1] = 0.0f0  # softmax.py:230
-    k[1] = Int32(0)  # softmax.py:230
-    c[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_result9[1] = 0.0f0  # softmax.py:230
-    s[1] = 0.0f0  # softmax.py:230
-    tk_v_group_tree_tid22[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_stride21[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_result20[1] = 0.0f0  # softmax.py:230
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:231
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:232
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:232
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:232
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:233
-    tk_v_row_start_ret1 = r * n  # softmax.py:92
-    base[1] = tk_v_row_start_ret1  # softmax.py:234
-    m[1] = -Inf32  # softmax.py:236
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:237
-        k[1] = tk_f1  # softmax.py:237
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:238
-        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:239
-        tk_v_take_at3 = base[1] + c[1]  # softmax.py:239
-        tk_v_take_left4 = n - c[1]  # softmax.py:239
-        tk_v_take_fill5 = -Inf32  # softmax.py:239
+@kernel function tk_softmax_cached_3be726fb(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:232
+    tk_gi = @index(Global, Linear)  # softmax.py:232
+    tk_li = @index(Local, Linear)  # softmax.py:232
+    vals = @private Float32 (32,)  # softmax.py:232
+    tk_v_group_reduce_smem7 = @localmem Float32 (256,)  # softmax.py:232
+    tk_v_group_reduce_smem18 = @localmem Float32 (256,)  # softmax.py:232
+    tk_u = @localmem Bool (2,)  # softmax.py:232
+    lane = @private Int32 (1,)  # softmax.py:232
+    base = @private Int32 (1,)  # softmax.py:232
+    m = @private Float32 (1,)  # softmax.py:232
+    k = @private Int32 (1,)  # softmax.py:232
+    c = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_result9 = @private Float32 (1,)  # softmax.py:232
+    s = @private Float32 (1,)  # softmax.py:232
+    tk_v_group_tree_tid22 = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_stride21 = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_result20 = @private Float32 (1,)  # softmax.py:232
+    local t::Int32 = zero(Int32)  # softmax.py:232
+    local r::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:232
+    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:232
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:232
+    local tk_f2::Int32 = zero(Int32)  # softmax.py:232
+    lane[1] = Int32(0)  # softmax.py:232
+    base[1] = Int32(0)  # softmax.py:232
+    m[1] = 0.0f0  # softmax.py:232
+    k[1] = Int32(0)  # softmax.py:232
+    c[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_result9[1] = 0.0f0  # softmax.py:232
+    s[1] = 0.0f0  # softmax.py:232
+    tk_v_group_tree_tid22[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_stride21[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_result20[1] = 0.0f0  # softmax.py:232
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:233
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:234
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:234
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:234
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:235
+    tk_v_row_start_ret1 = r * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # softmax.py:236
+    m[1] = -Inf32  # softmax.py:238
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:239
+        k[1] = tk_f1  # softmax.py:239
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:240
+        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:241
+        tk_v_take_at3 = base[1] + c[1]  # softmax.py:241
+        tk_v_take_left4 = n - c[1]  # softmax.py:241
+        tk_v_take_fill5 = -Inf32  # softmax.py:241
         if tk_v_take_left4 >= Int32(8)  # _steps.py:22
             KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                 vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -853,9 +853,9 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_c3c4301f)) = 256  # soft
             end
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:240
-        k[1] = tk_f2  # softmax.py:240
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:241
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:242
+        k[1] = tk_f2  # softmax.py:242
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:243
     end
     tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -892,16 +892,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_c3c4301f)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
     tk_v_group_reduce_ret8 = tk_v_group_tree_ret12  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret8  # softmax.py:242
-    s[1] = 0.0f0  # softmax.py:243
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:244
-        k[1] = tk_f3  # softmax.py:244
-        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:245
-        tk_v_shifted_ret17 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v16 == m[1], 0.0f0, -Inf32), tk_v_shifted_v16 - m[1])  # softmax.py:60
-        e = exp(tk_v_shifted_ret17)  # softmax.py:245
-        s[1] = s[1] + e  # softmax.py:246
-        if !(want_log != Int32(0))  # softmax.py:247
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:69
+    m[1] = tk_v_group_reduce_ret8  # softmax.py:244
+    s[1] = 0.0f0  # softmax.py:245
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:246
+        k[1] = tk_f3  # softmax.py:246
+        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:247
+        tk_v_shifted_ret17 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v16 == m[1], 0.0f0, -Inf32), tk_v_shifted_v16 - m[1])  # softmax.py:62
+        e = exp(tk_v_shifted_ret17)  # softmax.py:247
+        s[1] = s[1] + e  # softmax.py:248
+        if !(want_log != Int32(0))  # softmax.py:249
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:71
         end
     end
     tk_v_group_tree_tid22[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -948,26 +948,26 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_c3c4301f)) = 256  # soft
     local tk_f5::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret23 = tk_v_group_tree_result20[1]  # reductions.py:30
     tk_v_group_reduce_ret19 = tk_v_group_tree_ret23  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret19  # softmax.py:249
-    ls = tk_log(s[1])  # softmax.py:250
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:251
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(31)  # softmax.py:252
-        k[1] = tk_f4  # softmax.py:252
-        if want_log != Int32(0)  # softmax.py:253
-            tk_v_shifted_v27 = vals[(k[1] % Int64) + 1]  # softmax.py:254
-            tk_v_shifted_ret28 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v27 == m[1], 0.0f0, -Inf32), tk_v_shifted_v27 - m[1])  # softmax.py:60
-            vals[(k[1] % Int64) + 1] = tk_v_shifted_ret28 - ls  # softmax.py:254
+    s[1] = tk_v_group_reduce_ret19  # softmax.py:251
+    ls = tk_log(s[1])  # softmax.py:252
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:253
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(31)  # softmax.py:254
+        k[1] = tk_f4  # softmax.py:254
+        if want_log != Int32(0)  # softmax.py:255
+            tk_v_shifted_v27 = vals[(k[1] % Int64) + 1]  # softmax.py:256
+            tk_v_shifted_ret28 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v27 == m[1], 0.0f0, -Inf32), tk_v_shifted_v27 - m[1])  # softmax.py:62
+            vals[(k[1] % Int64) + 1] = tk_v_shifted_ret28 - ls  # softmax.py:256
         else
-            tk_v_fetch_ret29 = vals[(k[1] % Int64) + 1]  # softmax.py:80
-            vals[(k[1] % Int64) + 1] = tk_v_fetch_ret29 * tk_v_inv  # softmax.py:256
+            tk_v_fetch_ret29 = vals[(k[1] % Int64) + 1]  # softmax.py:82
+            vals[(k[1] % Int64) + 1] = tk_v_fetch_ret29 * tk_v_inv  # softmax.py:258
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(3)  # softmax.py:257
-        k[1] = tk_f5  # softmax.py:257
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:258
-        tk_v_put_at30 = base[1] + c[1]  # softmax.py:259
-        tk_v_put_left31 = n - c[1]  # softmax.py:259
-        tk_v_put_i32 = k[1] * Int32(8)  # softmax.py:259
+    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(3)  # softmax.py:259
+        k[1] = tk_f5  # softmax.py:259
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:260
+        tk_v_put_at30 = base[1] + c[1]  # softmax.py:261
+        tk_v_put_left31 = n - c[1]  # softmax.py:261
+        tk_v_put_i32 = k[1] * Int32(8)  # softmax.py:261
         if tk_v_put_left31 >= Int32(8)  # _steps.py:33
             KernelAbstractions.Extras.@unroll for outer tk_v_put_v33 in Int32(0):Int32(7)  # _steps.py:34
                 out[((tk_v_put_at30 + tk_v_put_v33) % Int64) + 1] = vals[((tk_v_put_i32 + tk_v_put_v33) % Int64) + 1]  # _steps.py:35
@@ -985,232 +985,313 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_c3c4301f)) = 256  # soft
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_0d2a3b38)) = 256  # softmax.py:230
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_3be726fb)) = 256  # softmax.py:232
 
 # Tack kernel `_online`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__online_7901f3b9(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:264
-    tk_gi = @index(Global, Linear)  # softmax.py:264
-    tk_li = @index(Local, Linear)  # softmax.py:264
-    tk_v_group_reduce_smem2 = @localmem Float32 (256,)  # softmax.py:264
-    tk_v_group_reduce_smem13 = @localmem Float32 (256,)  # softmax.py:264
-    tk_u = @localmem Bool (2,)  # softmax.py:264
-    lane = @private Int32 (1,)  # softmax.py:264
-    base = @private Int32 (1,)  # softmax.py:264
-    m = @private Float32 (1,)  # softmax.py:264
-    s = @private Float32 (1,)  # softmax.py:264
-    c = @private Int32 (1,)  # softmax.py:264
-    v = @private Float32 (1,)  # softmax.py:264
-    tk_v_group_tree_tid6 = @private Int32 (1,)  # softmax.py:264
-    tk_v_group_tree_stride5 = @private Int32 (1,)  # softmax.py:264
-    tk_v_group_tree_result4 = @private Float32 (1,)  # softmax.py:264
-    big = @private Float32 (1,)  # softmax.py:264
-    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:264
-    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:264
-    tk_v_group_tree_result15 = @private Float32 (1,)  # softmax.py:264
-    local t::Int32 = zero(Int32)  # softmax.py:264
-    local r::Int32 = zero(Int32)  # softmax.py:264
-    local tk_v_shifted_ret1::Float32 = zero(Float32)  # softmax.py:264
-    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:264
-    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:264
-    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:264
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:264
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:264
-    lane[1] = Int32(0)  # softmax.py:264
-    base[1] = Int32(0)  # softmax.py:264
-    m[1] = 0.0f0  # softmax.py:264
-    s[1] = 0.0f0  # softmax.py:264
-    c[1] = Int32(0)  # softmax.py:264
-    v[1] = 0.0f0  # softmax.py:264
-    tk_v_group_tree_tid6[1] = Int32(0)  # softmax.py:264
-    tk_v_group_tree_stride5[1] = Int32(0)  # softmax.py:264
-    tk_v_group_tree_result4[1] = 0.0f0  # softmax.py:264
-    big[1] = 0.0f0  # softmax.py:264
-    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:264
-    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:264
-    tk_v_group_tree_result15[1] = 0.0f0  # softmax.py:264
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:265
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:266
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:266
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:266
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:267
-    base[1] = r * n  # softmax.py:268
-    m[1] = -Inf32  # softmax.py:269
-    s[1] = 0.0f0  # softmax.py:270
-    tk_v_start3 = lane[1] % Int64  # softmax.py:271
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:271
-    if UInt32(0) < tk_v_trips1  # softmax.py:271
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:271
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # softmax.py:271
-            v[1] = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:272
-            if v[1] > m[1]  # softmax.py:273
-                s[1] = s[1] * exp(m[1] - v[1])  # softmax.py:274
-                m[1] = v[1]  # softmax.py:275
+@kernel function tk__online_174de173(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:280
+    tk_gi = @index(Global, Linear)  # softmax.py:280
+    tk_li = @index(Local, Linear)  # softmax.py:280
+    vals = @private Float32 (8,)  # softmax.py:280
+    tk_v_group_reduce_smem14 = @localmem Float32 (256,)  # softmax.py:280
+    tk_v_group_reduce_smem25 = @localmem Float32 (256,)  # softmax.py:280
+    tk_u = @localmem Bool (2,)  # softmax.py:280
+    lane = @private Int32 (1,)  # softmax.py:280
+    base = @private Int32 (1,)  # softmax.py:280
+    m = @private Float32 (1,)  # softmax.py:280
+    s = @private Float32 (1,)  # softmax.py:280
+    c = @private Int32 (1,)  # softmax.py:280
+    tk_v_group_tree_tid18 = @private Int32 (1,)  # softmax.py:280
+    tk_v_group_tree_stride17 = @private Int32 (1,)  # softmax.py:280
+    tk_v_group_tree_result16 = @private Float32 (1,)  # softmax.py:280
+    big = @private Float32 (1,)  # softmax.py:280
+    tk_v_group_tree_tid29 = @private Int32 (1,)  # softmax.py:280
+    tk_v_group_tree_stride28 = @private Int32 (1,)  # softmax.py:280
+    tk_v_group_tree_result27 = @private Float32 (1,)  # softmax.py:280
+    local t::Int32 = zero(Int32)  # softmax.py:280
+    local r::Int32 = zero(Int32)  # softmax.py:280
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:280
+    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:280
+    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:280
+    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:280
+    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:280
+    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:280
+    local tk_v_online_step_m7::Float32 = zero(Float32)  # softmax.py:280
+    local tk_v_online_step_s8::Float32 = zero(Float32)  # softmax.py:280
+    local tk_v_online_step_v10::Int32 = zero(Int32)  # softmax.py:280
+    local tk_v_online_step_e9::Float32 = zero(Float32)  # softmax.py:280
+    local tk_v_shifted_ret13::Float32 = zero(Float32)  # softmax.py:280
+    local tk_v_online_step_ret11::Float32 = zero(Float32)  # softmax.py:280
+    local tk_v_online_step_ret12::Float32 = zero(Float32)  # softmax.py:280
+    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:280
+    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:280
+    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:280
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:280
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:280
+    lane[1] = Int32(0)  # softmax.py:280
+    base[1] = Int32(0)  # softmax.py:280
+    m[1] = 0.0f0  # softmax.py:280
+    s[1] = 0.0f0  # softmax.py:280
+    c[1] = Int32(0)  # softmax.py:280
+    tk_v_group_tree_tid18[1] = Int32(0)  # softmax.py:280
+    tk_v_group_tree_stride17[1] = Int32(0)  # softmax.py:280
+    tk_v_group_tree_result16[1] = 0.0f0  # softmax.py:280
+    big[1] = 0.0f0  # softmax.py:280
+    tk_v_group_tree_tid29[1] = Int32(0)  # softmax.py:280
+    tk_v_group_tree_stride28[1] = Int32(0)  # softmax.py:280
+    tk_v_group_tree_result27[1] = 0.0f0  # softmax.py:280
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:281
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:282
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:282
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:282
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:283
+    tk_v_row_start_ret1 = r * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # softmax.py:284
+    m[1] = -Inf32  # softmax.py:286
+    s[1] = 0.0f0  # softmax.py:287
+    tk_v_start3 = (lane[1] * Int32(8)) % Int64  # softmax.py:288
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # softmax.py:288
+    if UInt32(0) < tk_v_trips1  # softmax.py:288
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:288
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(2048))) % Int32  # softmax.py:288
+            tk_v_take_i2 = Int32(0)  # softmax.py:289
+            tk_v_take_at3 = base[1] + c[1]  # softmax.py:289
+            tk_v_take_left4 = n - c[1]  # softmax.py:289
+            tk_v_take_fill5 = 0.0f0  # softmax.py:289
+            if tk_v_take_left4 >= Int32(8)  # _steps.py:22
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
+                    vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
+                end
+            else
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:26
+                    vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : 0.0f0  # _steps.py:27
+                end
             end
-            tk_v_shifted_ret1 = ifelse(m[1] == Inf32, ifelse(v[1] == m[1], 0.0f0, -Inf32), v[1] - m[1])  # softmax.py:60
-            s[1] = s[1] + exp(tk_v_shifted_ret1)  # softmax.py:276
+            tk_v_online_step_m7 = m[1]  # softmax.py:290
+            tk_v_online_step_s8 = s[1]  # softmax.py:290
+            KernelAbstractions.Extras.@unroll for outer tk_v_online_step_v10 in Int32(0):Int32(7)  # softmax.py:269
+                if (c[1] + tk_v_online_step_v10) < n  # softmax.py:270
+                    tk_v_online_step_e9 = vals[(tk_v_online_step_v10 % Int64) + 1]  # softmax.py:271
+                    if tk_v_online_step_e9 > tk_v_online_step_m7  # softmax.py:272
+                        tk_v_online_step_s8 = tk_v_online_step_s8 * exp(tk_v_online_step_m7 - tk_v_online_step_e9)  # softmax.py:273
+                        tk_v_online_step_m7 = tk_v_online_step_e9  # softmax.py:274
+                    end
+                    tk_v_shifted_ret13 = ifelse(tk_v_online_step_m7 == Inf32, ifelse(tk_v_online_step_e9 == tk_v_online_step_m7, 0.0f0, -Inf32), tk_v_online_step_e9 - tk_v_online_step_m7)  # softmax.py:62
+                    tk_v_online_step_s8 = tk_v_online_step_s8 + exp(tk_v_shifted_ret13)  # softmax.py:275
+                end
+            end
+            tk_v_online_step_ret11 = tk_v_online_step_m7  # softmax.py:276
+            tk_v_online_step_ret12 = tk_v_online_step_s8  # softmax.py:276
+            m[1] = tk_v_online_step_ret11  # softmax.py:290
+            s[1] = tk_v_online_step_ret12  # softmax.py:290
         end
     end
-    tk_v_group_tree_tid6[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem2[(tk_v_group_tree_tid6[1] % Int64) + 1] = m[1]  # reductions.py:20
+    tk_v_group_tree_tid18[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem14[(tk_v_group_tree_tid18[1] % Int64) + 1] = m[1]  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride5[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride5[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride17[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride17[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[1]  # reductions.py:23
-        local tk_v_larger_a8::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_larger_b9::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_larger_ret10::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid6[1] < tk_v_group_tree_stride5[1]  # reductions.py:24
-            tk_v_larger_a8 = tk_v_group_reduce_smem2[(tk_v_group_tree_tid6[1] % Int64) + 1]  # reductions.py:25
-            tk_v_larger_b9 = tk_v_group_reduce_smem2[((tk_v_group_tree_tid6[1] + tk_v_group_tree_stride5[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_larger_ret10 = tk_maxnum(tk_v_larger_a8, tk_v_larger_b9)  # combine.py:51
-            tk_v_group_reduce_smem2[(tk_v_group_tree_tid6[1] % Int64) + 1] = tk_v_larger_ret10  # reductions.py:25
+        local tk_v_larger_a20::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_larger_b21::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_larger_ret22::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid18[1] < tk_v_group_tree_stride17[1]  # reductions.py:24
+            tk_v_larger_a20 = tk_v_group_reduce_smem14[(tk_v_group_tree_tid18[1] % Int64) + 1]  # reductions.py:25
+            tk_v_larger_b21 = tk_v_group_reduce_smem14[((tk_v_group_tree_tid18[1] + tk_v_group_tree_stride17[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_larger_ret22 = tk_maxnum(tk_v_larger_a20, tk_v_larger_b21)  # combine.py:51
+            tk_v_group_reduce_smem14[(tk_v_group_tree_tid18[1] % Int64) + 1] = tk_v_larger_ret22  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride5[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride5[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride5[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride5[1] > Int32(0)  # reductions.py:23
+        tk_v_cse3 = rem(tk_v_group_tree_stride17[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride17[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride17[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride17[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result4[1] = tk_v_group_reduce_smem2[1]  # reductions.py:28
+    tk_v_group_tree_result16[1] = tk_v_group_reduce_smem14[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret7::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_ret3::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_shifted_ret12::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_x11::Float32 = zero(Float32)  # reductions.py:30
-    tk_v_group_tree_ret7 = tk_v_group_tree_result4[1]  # reductions.py:30
-    tk_v_group_reduce_ret3 = tk_v_group_tree_ret7  # reductions.py:38
-    big[1] = tk_v_group_reduce_ret3  # softmax.py:277
-    tk_v_shifted_ret12 = ifelse(big[1] == Inf32, ifelse(m[1] == big[1], 0.0f0, -Inf32), m[1] - big[1])  # softmax.py:60
-    tk_v_group_reduce_x11 = s[1] * exp(tk_v_shifted_ret12)  # softmax.py:279
-    tk_v_group_tree_tid17[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1] = tk_v_group_reduce_x11  # reductions.py:20
+    local tk_v_group_tree_ret19::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_ret15::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_ret24::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_x23::Float32 = zero(Float32)  # reductions.py:30
+    tk_v_group_tree_ret19 = tk_v_group_tree_result16[1]  # reductions.py:30
+    tk_v_group_reduce_ret15 = tk_v_group_tree_ret19  # reductions.py:38
+    big[1] = tk_v_group_reduce_ret15  # softmax.py:291
+    tk_v_shifted_ret24 = ifelse(big[1] == Inf32, ifelse(m[1] == big[1], 0.0f0, -Inf32), m[1] - big[1])  # softmax.py:62
+    tk_v_group_reduce_x23 = s[1] * exp(tk_v_shifted_ret24)  # softmax.py:293
+    tk_v_group_tree_tid29[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem25[(tk_v_group_tree_tid29[1] % Int64) + 1] = tk_v_group_reduce_x23  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride16[1] = Int32(128)  # reductions.py:22
-    tk_u[2] = tk_v_group_tree_stride16[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride28[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride28[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[2]  # reductions.py:23
-        local tk_v_add_a19::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b20::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret21::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid17[1] < tk_v_group_tree_stride16[1]  # reductions.py:24
-            tk_v_add_a19 = tk_v_group_reduce_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b20 = tk_v_group_reduce_smem13[((tk_v_group_tree_tid17[1] + tk_v_group_tree_stride16[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret21 = tk_v_add_a19 + tk_v_add_b20  # combine.py:18
-            tk_v_group_reduce_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1] = tk_v_add_ret21  # reductions.py:25
+        local tk_v_add_a31::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b32::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret33::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid29[1] < tk_v_group_tree_stride28[1]  # reductions.py:24
+            tk_v_add_a31 = tk_v_group_reduce_smem25[(tk_v_group_tree_tid29[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b32 = tk_v_group_reduce_smem25[((tk_v_group_tree_tid29[1] + tk_v_group_tree_stride28[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret33 = tk_v_add_a31 + tk_v_add_b32  # combine.py:18
+            tk_v_group_reduce_smem25[(tk_v_group_tree_tid29[1] % Int64) + 1] = tk_v_add_ret33  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse5 = rem(tk_v_group_tree_stride16[1], Int32(2))  # reductions.py:27
-        tk_v_cse6 = div(tk_v_group_tree_stride16[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride16[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
-        tk_u[2] = tk_v_group_tree_stride16[1] > Int32(0)  # reductions.py:23
+        tk_v_cse5 = rem(tk_v_group_tree_stride28[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride28[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride28[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride28[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result15[1] = tk_v_group_reduce_smem13[1]  # reductions.py:28
+    tk_v_group_tree_result27[1] = tk_v_group_reduce_smem25[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret18::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_ret14::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_tree_ret30::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_ret26::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_shifted_v22::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_shifted_ret23::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_take_i34::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_at35::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_left36::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_fill37::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_take_v38::Int32 = zero(Int32)  # reductions.py:30
+    local v::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_shifted_v39::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_ret40::Float32 = zero(Float32)  # reductions.py:30
+    local e::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_put_at41::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_put_left42::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_put_i43::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_put_v44::Int32 = zero(Int32)  # reductions.py:30
     local tk_v_trips4::UInt32 = zero(UInt32)  # reductions.py:30
     local tk_v_k5::UInt32 = zero(UInt32)  # reductions.py:30
-    local tk_v_start6::Int64 = zero(Int64)  # reductions.py:30
-    tk_v_group_tree_ret18 = tk_v_group_tree_result15[1]  # reductions.py:30
-    tk_v_group_reduce_ret14 = tk_v_group_tree_ret18  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret14  # softmax.py:279
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:280
-    tk_v_start6 = lane[1] % Int64  # softmax.py:281
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:281
-    if UInt32(0) < tk_v_trips4  # softmax.py:281
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # softmax.py:281
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # softmax.py:281
-            tk_v_shifted_v22 = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:282
-            tk_v_shifted_ret23 = ifelse(big[1] == Inf32, ifelse(tk_v_shifted_v22 == big[1], 0.0f0, -Inf32), tk_v_shifted_v22 - big[1])  # softmax.py:60
-            v[1] = tk_v_shifted_ret23  # softmax.py:282
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (v[1] - tk_log(s[1])) : (exp(v[1]) * tk_v_inv)  # softmax.py:283
+    local tk_v_trips6::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k7::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_start8::Int64 = zero(Int64)  # reductions.py:30
+    tk_v_group_tree_ret30 = tk_v_group_tree_result27[1]  # reductions.py:30
+    tk_v_group_reduce_ret26 = tk_v_group_tree_ret30  # reductions.py:38
+    s[1] = tk_v_group_reduce_ret26  # softmax.py:293
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:294
+    tk_v_start8 = (lane[1] * Int32(8)) % Int64  # softmax.py:295
+    tk_v_trips6 = div((max((n % Int64) - tk_v_start8, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # softmax.py:295
+    if UInt32(0) < tk_v_trips6  # softmax.py:295
+        for outer tk_v_k7 in UInt32(0):(tk_v_trips6 - UInt32(1))  # softmax.py:295
+            c[1] = (tk_v_start8 + ((tk_v_k7 % Int64) * Int64(2048))) % Int32  # softmax.py:295
+            tk_v_take_i34 = Int32(0)  # softmax.py:296
+            tk_v_take_at35 = base[1] + c[1]  # softmax.py:296
+            tk_v_take_left36 = n - c[1]  # softmax.py:296
+            tk_v_take_fill37 = 0.0f0  # softmax.py:296
+            if tk_v_take_left36 >= Int32(8)  # _steps.py:22
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v38 in Int32(0):Int32(7)  # _steps.py:23
+                    vals[((tk_v_take_i34 + tk_v_take_v38) % Int64) + 1] = x[((tk_v_take_at35 + tk_v_take_v38) % Int64) + 1]  # _steps.py:24
+                end
+            else
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v38 in Int32(0):Int32(7)  # _steps.py:26
+                    vals[((tk_v_take_i34 + tk_v_take_v38) % Int64) + 1] = (tk_v_take_v38 < tk_v_take_left36) ? x[((tk_v_take_at35 + tk_v_take_v38) % Int64) + 1] : 0.0f0  # _steps.py:27
+                end
+            end
+            KernelAbstractions.Extras.@unroll for outer v in Int32(0):Int32(7)  # softmax.py:297
+                tk_v_shifted_v39 = vals[(v % Int64) + 1]  # softmax.py:298
+                tk_v_shifted_ret40 = ifelse(big[1] == Inf32, ifelse(tk_v_shifted_v39 == big[1], 0.0f0, -Inf32), tk_v_shifted_v39 - big[1])  # softmax.py:62
+                e = tk_v_shifted_ret40  # softmax.py:298
+                vals[(v % Int64) + 1] = (want_log != Int32(0)) ? (e - tk_log(s[1])) : (exp(e) * tk_v_inv)  # softmax.py:299
+            end
+            tk_v_put_at41 = base[1] + c[1]  # softmax.py:300
+            tk_v_put_left42 = n - c[1]  # softmax.py:300
+            tk_v_put_i43 = Int32(0)  # softmax.py:300
+            if tk_v_put_left42 >= Int32(8)  # _steps.py:33
+                KernelAbstractions.Extras.@unroll for outer tk_v_put_v44 in Int32(0):Int32(7)  # _steps.py:34
+                    out[((tk_v_put_at41 + tk_v_put_v44) % Int64) + 1] = vals[((tk_v_put_i43 + tk_v_put_v44) % Int64) + 1]  # _steps.py:35
+                end
+            else
+                tk_v_trips4 = UInt32(8)  # _steps.py:37
+                if UInt32(0) < tk_v_trips4  # _steps.py:37
+                    KernelAbstractions.Extras.@unroll for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # _steps.py:37
+                        tk_v_put_v44 = (Int64(7) + ((tk_v_k5 % Int64) * Int64(-1))) % Int32  # _steps.py:37
+                        if tk_v_put_v44 < tk_v_put_left42  # _steps.py:38
+                            out[((tk_v_put_at41 + tk_v_put_v44) % Int64) + 1] = vals[((tk_v_put_i43 + tk_v_put_v44) % Int64) + 1]  # _steps.py:39
+                        end
+                    end
+                end
+            end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__online_7901f3b9)) = 256  # softmax.py:264
+TackRuntime.tk_workgroupsize(::typeof(tk__online_174de173)) = 256  # softmax.py:280
 
 # Tack kernel `_rows`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__rows_d86a3630(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:173
-    tk_gi = @index(Global, Linear)  # softmax.py:173
-    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float64, Val(8))  # softmax.py:173
-    tk_v_lane_exp_sum_acc25 = TackRuntime.tk_private(Float64, Val(256))  # softmax.py:173
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:173
-    local r::Int32 = zero(Int32)  # softmax.py:173
-    local base::Int32 = zero(Int32)  # softmax.py:173
-    local tk_v_row_fold_p2::Int32 = zero(Int32)  # softmax.py:173
-    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # softmax.py:173
-    local tk_v_first_ret9::Float64 = zero(Float64)  # softmax.py:173
-    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_larger_acc10::Float64 = zero(Float64)  # softmax.py:173
-    local tk_v_larger_v11::Float64 = zero(Float64)  # softmax.py:173
-    local tk_v_larger_ret12::Float64 = zero(Float64)  # softmax.py:173
-    local tk_v_larger_acc13::Float64 = zero(Float64)  # softmax.py:173
-    local tk_v_larger_v14::Float64 = zero(Float64)  # softmax.py:173
-    local tk_v_larger_ret15::Float64 = zero(Float64)  # softmax.py:173
-    local tk_v_larger_a16::Float64 = zero(Float64)  # softmax.py:173
-    local tk_v_larger_b17::Float64 = zero(Float64)  # softmax.py:173
-    local tk_v_larger_ret18::Float64 = zero(Float64)  # softmax.py:173
-    local tk_v_larger_a19::Float64 = zero(Float64)  # softmax.py:173
-    local tk_v_larger_b20::Float64 = zero(Float64)  # softmax.py:173
-    local tk_v_larger_ret21::Float64 = zero(Float64)  # softmax.py:173
-    local tk_v_larger_a22::Float64 = zero(Float64)  # softmax.py:173
-    local tk_v_larger_b23::Float64 = zero(Float64)  # softmax.py:173
-    local tk_v_larger_ret24::Float64 = zero(Float64)  # softmax.py:173
-    local tk_v_fold_lanes_ret8::Float64 = zero(Float64)  # softmax.py:173
-    local tk_v_row_fold_ret4::Float64 = zero(Float64)  # softmax.py:173
-    local tk_v_row_max_ret1::Float64 = zero(Float64)  # softmax.py:173
-    local m::Float64 = zero(Float64)  # softmax.py:173
-    local tk_v_lane_sum_live31::Int32 = zero(Int32)  # softmax.py:173
-    local tk_v_lane_sum_j30::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_lane_sum_c27::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_lane_sum_end29::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_lane_sum_v32::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_shifted_v35::Float64 = zero(Float64)  # softmax.py:173
-    local tk_v_shifted_ret36::Float64 = zero(Float64)  # softmax.py:173
-    local tk_v_lane_sum_e28::Float64 = zero(Float64)  # softmax.py:173
-    local tk_v_stash_i37::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_lane_sum_whole33::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_shifted_v38::Float64 = zero(Float64)  # softmax.py:173
-    local tk_v_shifted_ret39::Float64 = zero(Float64)  # softmax.py:173
-    local tk_v_stash_i40::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_shifted_v41::Float64 = zero(Float64)  # softmax.py:173
-    local tk_v_shifted_ret42::Float64 = zero(Float64)  # softmax.py:173
-    local tk_v_stash_i43::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_lane_tree_s45::Int32 = zero(Int32)  # softmax.py:173
-    local tk_v_lane_tree_i44::Int32 = zero(Int32)  # softmax.py:173
-    local tk_v_lane_tree_ret46::Float64 = zero(Float64)  # softmax.py:173
-    local tk_v_lane_sum_ret34::Float64 = zero(Float64)  # softmax.py:173
-    local tk_v_lane_exp_sum_ret26::Float64 = zero(Float64)  # softmax.py:173
-    local s::Float64 = zero(Float64)  # softmax.py:173
-    local ls::Float64 = zero(Float64)  # softmax.py:173
-    local c::Int32 = zero(Int32)  # softmax.py:173
-    local tk_v_shifted_v47::Float64 = zero(Float64)  # softmax.py:173
-    local tk_v_shifted_ret48::Float64 = zero(Float64)  # softmax.py:173
-    local tk_v_inv::Float64 = zero(Float64)  # softmax.py:173
-    local tk_v_fetch_i49::Int32 = zero(Int32)  # softmax.py:173
-    local tk_v_fetch_ret50::Float64 = zero(Float64)  # softmax.py:173
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:173
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:173
-    local tk_v_cse3::Int32 = zero(Int32)  # softmax.py:173
-    local tk_v_cse4::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_cse5::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_cse6::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:173
-    local tk_v_cse8::Int32 = zero(Int32)  # softmax.py:173
-    if tk_t < tk_n  # softmax.py:173
-        r = tk_t % Int32  # softmax.py:174
-        base = r * n  # softmax.py:175
+@kernel function tk__rows_0ff8bde0(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:175
+    tk_gi = @index(Global, Linear)  # softmax.py:175
+    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float64, Val(8))  # softmax.py:175
+    tk_v_lane_exp_sum_acc25 = TackRuntime.tk_private(Float64, Val(256))  # softmax.py:175
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:175
+    local r::Int32 = zero(Int32)  # softmax.py:175
+    local base::Int32 = zero(Int32)  # softmax.py:175
+    local tk_v_row_fold_p2::Int32 = zero(Int32)  # softmax.py:175
+    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # softmax.py:175
+    local tk_v_first_ret9::Float64 = zero(Float64)  # softmax.py:175
+    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_larger_acc10::Float64 = zero(Float64)  # softmax.py:175
+    local tk_v_larger_v11::Float64 = zero(Float64)  # softmax.py:175
+    local tk_v_larger_ret12::Float64 = zero(Float64)  # softmax.py:175
+    local tk_v_larger_acc13::Float64 = zero(Float64)  # softmax.py:175
+    local tk_v_larger_v14::Float64 = zero(Float64)  # softmax.py:175
+    local tk_v_larger_ret15::Float64 = zero(Float64)  # softmax.py:175
+    local tk_v_larger_a16::Float64 = zero(Float64)  # softmax.py:175
+    local tk_v_larger_b17::Float64 = zero(Float64)  # softmax.py:175
+    local tk_v_larger_ret18::Float64 = zero(Float64)  # softmax.py:175
+    local tk_v_larger_a19::Float64 = zero(Float64)  # softmax.py:175
+    local tk_v_larger_b20::Float64 = zero(Float64)  # softmax.py:175
+    local tk_v_larger_ret21::Float64 = zero(Float64)  # softmax.py:175
+    local tk_v_larger_a22::Float64 = zero(Float64)  # softmax.py:175
+    local tk_v_larger_b23::Float64 = zero(Float64)  # softmax.py:175
+    local tk_v_larger_ret24::Float64 = zero(Float64)  # softmax.py:175
+    local tk_v_fold_lanes_ret8::Float64 = zero(Float64)  # softmax.py:175
+    local tk_v_row_fold_ret4::Float64 = zero(Float64)  # softmax.py:175
+    local tk_v_row_max_ret1::Float64 = zero(Float64)  # softmax.py:175
+    local m::Float64 = zero(Float64)  # softmax.py:175
+    local tk_v_lane_sum_live31::Int32 = zero(Int32)  # softmax.py:175
+    local tk_v_lane_sum_j30::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_lane_sum_c27::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_lane_sum_end29::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_lane_sum_v32::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_shifted_v35::Float64 = zero(Float64)  # softmax.py:175
+    local tk_v_shifted_ret36::Float64 = zero(Float64)  # softmax.py:175
+    local tk_v_lane_sum_e28::Float64 = zero(Float64)  # softmax.py:175
+    local tk_v_stash_i37::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_lane_sum_whole33::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_shifted_v38::Float64 = zero(Float64)  # softmax.py:175
+    local tk_v_shifted_ret39::Float64 = zero(Float64)  # softmax.py:175
+    local tk_v_stash_i40::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_shifted_v41::Float64 = zero(Float64)  # softmax.py:175
+    local tk_v_shifted_ret42::Float64 = zero(Float64)  # softmax.py:175
+    local tk_v_stash_i43::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_lane_tree_s45::Int32 = zero(Int32)  # softmax.py:175
+    local tk_v_lane_tree_i44::Int32 = zero(Int32)  # softmax.py:175
+    local tk_v_lane_tree_ret46::Float64 = zero(Float64)  # softmax.py:175
+    local tk_v_lane_sum_ret34::Float64 = zero(Float64)  # softmax.py:175
+    local tk_v_lane_exp_sum_ret26::Float64 = zero(Float64)  # softmax.py:175
+    local s::Float64 = zero(Float64)  # softmax.py:175
+    local ls::Float64 = zero(Float64)  # softmax.py:175
+    local c::Int32 = zero(Int32)  # softmax.py:175
+    local tk_v_shifted_v47::Float64 = zero(Float64)  # softmax.py:175
+    local tk_v_shifted_ret48::Float64 = zero(Float64)  # softmax.py:175
+    local tk_v_inv::Float64 = zero(Float64)  # softmax.py:175
+    local tk_v_fetch_i49::Int32 = zero(Int32)  # softmax.py:175
+    local tk_v_fetch_ret50::Float64 = zero(Float64)  # softmax.py:175
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:175
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:175
+    local tk_v_cse3::Int32 = zero(Int32)  # softmax.py:175
+    local tk_v_cse4::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_cse5::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_cse6::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:175
+    local tk_v_cse8::Int32 = zero(Int32)  # softmax.py:175
+    if tk_t < tk_n  # softmax.py:175
+        r = tk_t % Int32  # softmax.py:176
+        base = r * n  # softmax.py:177
         tk_v_row_fold_p2 = Int32(0)  # _rowsum.py:101
         KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:41
             tk_v_first_ret9 = x[(base % Int64) + 1]  # _rowsum.py:66
@@ -1252,98 +1333,98 @@ TackRuntime.tk_workgroupsize(::typeof(tk__online_7901f3b9)) = 256  # softmax.py:
         tk_v_fold_lanes_ret8 = tk_v_larger_ret24  # _rowsum.py:56
         tk_v_row_fold_ret4 = tk_v_fold_lanes_ret8  # _rowsum.py:28
         tk_v_row_max_ret1 = tk_v_row_fold_ret4  # _rowsum.py:101
-        m = tk_v_row_max_ret1  # softmax.py:176
-        tk_v_cse1 = (n + Int32(8)) - Int32(1)  # softmax.py:146
-        tk_v_cse2 = rem(tk_v_cse1, Int32(8))  # softmax.py:146
-        tk_v_cse3 = div(tk_v_cse1, Int32(8))  # softmax.py:146
-        tk_v_lane_sum_live31 = min(ifelse((tk_v_cse2 != Int32(0)) & (tk_v_cse2 < Int32(0)), tk_v_cse3 - Int32(1), tk_v_cse3), Int32(256))  # softmax.py:146
-        if Int64(0) < (max(tk_v_lane_sum_live31, Int32(16)) % Int64)  # softmax.py:147
-            for outer tk_v_lane_sum_j30 in Int64(0):((max(tk_v_lane_sum_live31, Int32(16)) % Int64) - Int64(1))  # softmax.py:147
-                tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = Float64(0.0)  # softmax.py:148
+        m = tk_v_row_max_ret1  # softmax.py:178
+        tk_v_cse1 = (n + Int32(8)) - Int32(1)  # softmax.py:148
+        tk_v_cse2 = rem(tk_v_cse1, Int32(8))  # softmax.py:148
+        tk_v_cse3 = div(tk_v_cse1, Int32(8))  # softmax.py:148
+        tk_v_lane_sum_live31 = min(ifelse((tk_v_cse2 != Int32(0)) & (tk_v_cse2 < Int32(0)), tk_v_cse3 - Int32(1), tk_v_cse3), Int32(256))  # softmax.py:148
+        if Int64(0) < (max(tk_v_lane_sum_live31, Int32(16)) % Int64)  # softmax.py:149
+            for outer tk_v_lane_sum_j30 in Int64(0):((max(tk_v_lane_sum_live31, Int32(16)) % Int64) - Int64(1))  # softmax.py:149
+                tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = Float64(0.0)  # softmax.py:150
             end
         end
-        tk_v_lane_sum_c27 = base % Int64  # softmax.py:149
-        tk_v_lane_sum_end29 = tk_v_lane_sum_c27 + (n % Int64)  # softmax.py:150
-        while (tk_v_lane_sum_c27 + Int64(2048)) <= tk_v_lane_sum_end29  # softmax.py:151
-            for outer tk_v_lane_sum_j30 in Int64(0):Int64(255)  # softmax.py:152
-                KernelAbstractions.Extras.@unroll for outer tk_v_lane_sum_v32 in Int64(0):Int64(7)  # softmax.py:153
-                    tk_v_shifted_v35 = x[((tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32) + 1]  # softmax.py:154
-                    tk_v_shifted_ret36 = ifelse(m == Inf64, ifelse(tk_v_shifted_v35 == m, Float64(0.0), -Inf64), tk_v_shifted_v35 - m)  # softmax.py:60
-                    tk_v_lane_sum_e28 = exp(tk_v_shifted_ret36)  # softmax.py:154
-                    tk_v_stash_i37 = (tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32  # softmax.py:155
-                    out[tk_v_stash_i37 + 1] = tk_v_lane_sum_e28  # softmax.py:69
-                    tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:156
+        tk_v_lane_sum_c27 = base % Int64  # softmax.py:151
+        tk_v_lane_sum_end29 = tk_v_lane_sum_c27 + (n % Int64)  # softmax.py:152
+        while (tk_v_lane_sum_c27 + Int64(2048)) <= tk_v_lane_sum_end29  # softmax.py:153
+            for outer tk_v_lane_sum_j30 in Int64(0):Int64(255)  # softmax.py:154
+                KernelAbstractions.Extras.@unroll for outer tk_v_lane_sum_v32 in Int64(0):Int64(7)  # softmax.py:155
+                    tk_v_shifted_v35 = x[((tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32) + 1]  # softmax.py:156
+                    tk_v_shifted_ret36 = ifelse(m == Inf64, ifelse(tk_v_shifted_v35 == m, Float64(0.0), -Inf64), tk_v_shifted_v35 - m)  # softmax.py:62
+                    tk_v_lane_sum_e28 = exp(tk_v_shifted_ret36)  # softmax.py:156
+                    tk_v_stash_i37 = (tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32  # softmax.py:157
+                    out[tk_v_stash_i37 + 1] = tk_v_lane_sum_e28  # softmax.py:71
+                    tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:158
                 end
             end
-            tk_v_lane_sum_c27 = tk_v_lane_sum_c27 + Int64(2048)  # softmax.py:157
+            tk_v_lane_sum_c27 = tk_v_lane_sum_c27 + Int64(2048)  # softmax.py:159
         end
-        tk_v_cse4 = tk_v_lane_sum_end29 - tk_v_lane_sum_c27  # softmax.py:158
-        tk_v_cse5 = rem(tk_v_cse4, Int64(8))  # softmax.py:158
-        tk_v_cse6 = div(tk_v_cse4, Int64(8))  # softmax.py:158
-        tk_v_lane_sum_whole33 = ifelse((tk_v_cse5 != Int64(0)) & (tk_v_cse5 < Int64(0)), tk_v_cse6 - Int64(1), tk_v_cse6)  # softmax.py:158
-        if Int64(0) < tk_v_lane_sum_whole33  # softmax.py:159
-            for outer tk_v_lane_sum_j30 in Int64(0):(tk_v_lane_sum_whole33 - Int64(1))  # softmax.py:159
-                KernelAbstractions.Extras.@unroll for outer tk_v_lane_sum_v32 in Int64(0):Int64(7)  # softmax.py:160
-                    tk_v_shifted_v38 = x[((tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32) + 1]  # softmax.py:161
-                    tk_v_shifted_ret39 = ifelse(m == Inf64, ifelse(tk_v_shifted_v38 == m, Float64(0.0), -Inf64), tk_v_shifted_v38 - m)  # softmax.py:60
-                    tk_v_lane_sum_e28 = exp(tk_v_shifted_ret39)  # softmax.py:161
-                    tk_v_stash_i40 = (tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32  # softmax.py:162
-                    out[tk_v_stash_i40 + 1] = tk_v_lane_sum_e28  # softmax.py:69
-                    tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:163
+        tk_v_cse4 = tk_v_lane_sum_end29 - tk_v_lane_sum_c27  # softmax.py:160
+        tk_v_cse5 = rem(tk_v_cse4, Int64(8))  # softmax.py:160
+        tk_v_cse6 = div(tk_v_cse4, Int64(8))  # softmax.py:160
+        tk_v_lane_sum_whole33 = ifelse((tk_v_cse5 != Int64(0)) & (tk_v_cse5 < Int64(0)), tk_v_cse6 - Int64(1), tk_v_cse6)  # softmax.py:160
+        if Int64(0) < tk_v_lane_sum_whole33  # softmax.py:161
+            for outer tk_v_lane_sum_j30 in Int64(0):(tk_v_lane_sum_whole33 - Int64(1))  # softmax.py:161
+                KernelAbstractions.Extras.@unroll for outer tk_v_lane_sum_v32 in Int64(0):Int64(7)  # softmax.py:162
+                    tk_v_shifted_v38 = x[((tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32) + 1]  # softmax.py:163
+                    tk_v_shifted_ret39 = ifelse(m == Inf64, ifelse(tk_v_shifted_v38 == m, Float64(0.0), -Inf64), tk_v_shifted_v38 - m)  # softmax.py:62
+                    tk_v_lane_sum_e28 = exp(tk_v_shifted_ret39)  # softmax.py:163
+                    tk_v_stash_i40 = (tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32  # softmax.py:164
+                    out[tk_v_stash_i40 + 1] = tk_v_lane_sum_e28  # softmax.py:71
+                    tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:165
                 end
             end
         end
-        tk_v_lane_sum_c27 = tk_v_lane_sum_c27 + (tk_v_lane_sum_whole33 * Int64(8))  # softmax.py:164
-        if Int64(0) < (tk_v_lane_sum_end29 - tk_v_lane_sum_c27)  # softmax.py:165
-            for outer tk_v_lane_sum_v32 in Int64(0):((tk_v_lane_sum_end29 - tk_v_lane_sum_c27) - Int64(1))  # softmax.py:165
-                tk_v_shifted_v41 = x[(tk_v_lane_sum_c27 + tk_v_lane_sum_v32) + 1]  # softmax.py:166
-                tk_v_shifted_ret42 = ifelse(m == Inf64, ifelse(tk_v_shifted_v41 == m, Float64(0.0), -Inf64), tk_v_shifted_v41 - m)  # softmax.py:60
-                tk_v_lane_sum_e28 = exp(tk_v_shifted_ret42)  # softmax.py:166
-                tk_v_stash_i43 = tk_v_lane_sum_c27 + tk_v_lane_sum_v32  # softmax.py:167
-                out[tk_v_stash_i43 + 1] = tk_v_lane_sum_e28  # softmax.py:69
-                tk_v_lane_exp_sum_acc25[tk_v_lane_sum_whole33 + 1] = tk_v_lane_exp_sum_acc25[tk_v_lane_sum_whole33 + 1] + tk_v_lane_sum_e28  # softmax.py:168
+        tk_v_lane_sum_c27 = tk_v_lane_sum_c27 + (tk_v_lane_sum_whole33 * Int64(8))  # softmax.py:166
+        if Int64(0) < (tk_v_lane_sum_end29 - tk_v_lane_sum_c27)  # softmax.py:167
+            for outer tk_v_lane_sum_v32 in Int64(0):((tk_v_lane_sum_end29 - tk_v_lane_sum_c27) - Int64(1))  # softmax.py:167
+                tk_v_shifted_v41 = x[(tk_v_lane_sum_c27 + tk_v_lane_sum_v32) + 1]  # softmax.py:168
+                tk_v_shifted_ret42 = ifelse(m == Inf64, ifelse(tk_v_shifted_v41 == m, Float64(0.0), -Inf64), tk_v_shifted_v41 - m)  # softmax.py:62
+                tk_v_lane_sum_e28 = exp(tk_v_shifted_ret42)  # softmax.py:168
+                tk_v_stash_i43 = tk_v_lane_sum_c27 + tk_v_lane_sum_v32  # softmax.py:169
+                out[tk_v_stash_i43 + 1] = tk_v_lane_sum_e28  # softmax.py:71
+                tk_v_lane_exp_sum_acc25[tk_v_lane_sum_whole33 + 1] = tk_v_lane_exp_sum_acc25[tk_v_lane_sum_whole33 + 1] + tk_v_lane_sum_e28  # softmax.py:170
             end
         end
-        tk_v_lane_tree_s45 = Int32(128)  # softmax.py:114
-        while tk_v_lane_tree_s45 > Int32(8)  # softmax.py:115
-            if Int32(0) < min(tk_v_lane_tree_s45, tk_v_lane_sum_live31 - tk_v_lane_tree_s45)  # softmax.py:116
-                for outer tk_v_lane_tree_i44 in Int32(0):(min(tk_v_lane_tree_s45, tk_v_lane_sum_live31 - tk_v_lane_tree_s45) - Int32(1))  # softmax.py:116
-                    tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i44 + tk_v_lane_tree_s45) % Int64) + 1]  # softmax.py:117
+        tk_v_lane_tree_s45 = Int32(128)  # softmax.py:116
+        while tk_v_lane_tree_s45 > Int32(8)  # softmax.py:117
+            if Int32(0) < min(tk_v_lane_tree_s45, tk_v_lane_sum_live31 - tk_v_lane_tree_s45)  # softmax.py:118
+                for outer tk_v_lane_tree_i44 in Int32(0):(min(tk_v_lane_tree_s45, tk_v_lane_sum_live31 - tk_v_lane_tree_s45) - Int32(1))  # softmax.py:118
+                    tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i44 + tk_v_lane_tree_s45) % Int64) + 1]  # softmax.py:119
                 end
             end
-            tk_v_cse7 = rem(tk_v_lane_tree_s45, Int32(2))  # softmax.py:118
-            tk_v_cse8 = div(tk_v_lane_tree_s45, Int32(2))  # softmax.py:118
-            tk_v_lane_tree_s45 = ifelse((tk_v_cse7 != Int32(0)) & (tk_v_cse7 < Int32(0)), tk_v_cse8 - Int32(1), tk_v_cse8)  # softmax.py:118
+            tk_v_cse7 = rem(tk_v_lane_tree_s45, Int32(2))  # softmax.py:120
+            tk_v_cse8 = div(tk_v_lane_tree_s45, Int32(2))  # softmax.py:120
+            tk_v_lane_tree_s45 = ifelse((tk_v_cse7 != Int32(0)) & (tk_v_cse7 < Int32(0)), tk_v_cse8 - Int32(1), tk_v_cse8)  # softmax.py:120
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i44 in Int32(0):Int32(7)  # softmax.py:119
-            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i44 + Int32(8)) % Int64) + 1]  # softmax.py:120
+        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i44 in Int32(0):Int32(7)  # softmax.py:121
+            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i44 + Int32(8)) % Int64) + 1]  # softmax.py:122
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i44 in Int32(0):Int32(3)  # softmax.py:121
-            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i44 + Int32(4)) % Int64) + 1]  # softmax.py:122
+        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i44 in Int32(0):Int32(3)  # softmax.py:123
+            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i44 + Int32(4)) % Int64) + 1]  # softmax.py:124
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i44 in Int32(0):Int32(1)  # softmax.py:123
-            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i44 + Int32(2)) % Int64) + 1]  # softmax.py:124
+        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i44 in Int32(0):Int32(1)  # softmax.py:125
+            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i44 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i44 + Int32(2)) % Int64) + 1]  # softmax.py:126
         end
-        tk_v_lane_tree_ret46 = tk_v_lane_exp_sum_acc25[1] + tk_v_lane_exp_sum_acc25[2]  # softmax.py:125
-        tk_v_lane_sum_ret34 = tk_v_lane_tree_ret46  # softmax.py:169
-        tk_v_lane_exp_sum_ret26 = tk_v_lane_sum_ret34  # softmax.py:134
-        s = tk_v_lane_exp_sum_ret26  # softmax.py:177
-        if want_log != Int32(0)  # softmax.py:178
-            ls = tk_log(s)  # softmax.py:179
-            if Int32(0) < n  # softmax.py:180
-                for outer c in Int32(0):(n - Int32(1))  # softmax.py:180
-                    tk_v_shifted_v47 = x[((base + c) % Int64) + 1]  # softmax.py:181
-                    tk_v_shifted_ret48 = ifelse(m == Inf64, ifelse(tk_v_shifted_v47 == m, Float64(0.0), -Inf64), tk_v_shifted_v47 - m)  # softmax.py:60
-                    out[((base + c) % Int64) + 1] = tk_v_shifted_ret48 - ls  # softmax.py:181
+        tk_v_lane_tree_ret46 = tk_v_lane_exp_sum_acc25[1] + tk_v_lane_exp_sum_acc25[2]  # softmax.py:127
+        tk_v_lane_sum_ret34 = tk_v_lane_tree_ret46  # softmax.py:171
+        tk_v_lane_exp_sum_ret26 = tk_v_lane_sum_ret34  # softmax.py:136
+        s = tk_v_lane_exp_sum_ret26  # softmax.py:179
+        if want_log != Int32(0)  # softmax.py:180
+            ls = tk_log(s)  # softmax.py:181
+            if Int32(0) < n  # softmax.py:182
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:182
+                    tk_v_shifted_v47 = x[((base + c) % Int64) + 1]  # softmax.py:183
+                    tk_v_shifted_ret48 = ifelse(m == Inf64, ifelse(tk_v_shifted_v47 == m, Float64(0.0), -Inf64), tk_v_shifted_v47 - m)  # softmax.py:62
+                    out[((base + c) % Int64) + 1] = tk_v_shifted_ret48 - ls  # softmax.py:183
                 end
             end
         else
-            tk_v_inv = Float64(1.0) / s  # softmax.py:183
-            if Int32(0) < n  # softmax.py:184
-                for outer c in Int32(0):(n - Int32(1))  # softmax.py:184
-                    tk_v_fetch_i49 = base + c  # softmax.py:185
-                    tk_v_fetch_ret50 = out[(tk_v_fetch_i49 % Int64) + 1]  # softmax.py:80
-                    out[((base + c) % Int64) + 1] = tk_v_fetch_ret50 * tk_v_inv  # softmax.py:185
+            tk_v_inv = Float64(1.0) / s  # softmax.py:185
+            if Int32(0) < n  # softmax.py:186
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:186
+                    tk_v_fetch_i49 = base + c  # softmax.py:187
+                    tk_v_fetch_ret50 = out[(tk_v_fetch_i49 % Int64) + 1]  # softmax.py:82
+                    out[((base + c) % Int64) + 1] = tk_v_fetch_ret50 * tk_v_inv  # softmax.py:187
                 end
             end
         end
@@ -1351,122 +1432,122 @@ TackRuntime.tk_workgroupsize(::typeof(tk__online_7901f3b9)) = 256  # softmax.py:
 end
 
 # Tack kernel `_columns`, specialization (x: f64[?], out: f64[?], columns: i32, n: i32, inner: i32, want_log: i32)
-@kernel function tk__columns_b6676d1d(x::AbstractVector{Float64}, out::AbstractVector{Float64}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:206
-    tk_gi = @index(Global, Linear)  # softmax.py:206
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:206
-    local t::Int32 = zero(Int32)  # softmax.py:206
-    local base::Int32 = zero(Int32)  # softmax.py:206
-    local m::Float64 = zero(Float64)  # softmax.py:206
-    local c::Int32 = zero(Int32)  # softmax.py:206
-    local s::Float64 = zero(Float64)  # softmax.py:206
-    local tk_v_shifted_v1::Float64 = zero(Float64)  # softmax.py:206
-    local tk_v_shifted_ret2::Float64 = zero(Float64)  # softmax.py:206
-    local ls::Float64 = zero(Float64)  # softmax.py:206
-    local tk_v_shifted_v3::Float64 = zero(Float64)  # softmax.py:206
-    local tk_v_shifted_ret4::Float64 = zero(Float64)  # softmax.py:206
-    local v::Float64 = zero(Float64)  # softmax.py:206
-    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:206
-    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:206
-    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:206
-    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:206
-    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:206
-    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:206
-    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:206
-    if tk_t < tk_n  # softmax.py:206
-        t = tk_t % Int32  # softmax.py:207
-        tk_v_cse1 = inner == Int32(-1)  # softmax.py:208
-        tk_v_cse2 = inner == Int32(0)  # softmax.py:208
-        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:208
-        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:208
-        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:208
-        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:208
-        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:208
-        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:208
-        m = -Inf64  # softmax.py:209
-        if Int32(0) < n  # softmax.py:210
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:210
-                m = tk_maxnum(m, x[((base + (c * inner)) % Int64) + 1])  # softmax.py:211
+@kernel function tk__columns_f3ce7f73(x::AbstractVector{Float64}, out::AbstractVector{Float64}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:208
+    tk_gi = @index(Global, Linear)  # softmax.py:208
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:208
+    local t::Int32 = zero(Int32)  # softmax.py:208
+    local base::Int32 = zero(Int32)  # softmax.py:208
+    local m::Float64 = zero(Float64)  # softmax.py:208
+    local c::Int32 = zero(Int32)  # softmax.py:208
+    local s::Float64 = zero(Float64)  # softmax.py:208
+    local tk_v_shifted_v1::Float64 = zero(Float64)  # softmax.py:208
+    local tk_v_shifted_ret2::Float64 = zero(Float64)  # softmax.py:208
+    local ls::Float64 = zero(Float64)  # softmax.py:208
+    local tk_v_shifted_v3::Float64 = zero(Float64)  # softmax.py:208
+    local tk_v_shifted_ret4::Float64 = zero(Float64)  # softmax.py:208
+    local v::Float64 = zero(Float64)  # softmax.py:208
+    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:208
+    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:208
+    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:208
+    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:208
+    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:208
+    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:208
+    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:208
+    if tk_t < tk_n  # softmax.py:208
+        t = tk_t % Int32  # softmax.py:209
+        tk_v_cse1 = inner == Int32(-1)  # softmax.py:210
+        tk_v_cse2 = inner == Int32(0)  # softmax.py:210
+        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:210
+        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:210
+        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:210
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:210
+        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:210
+        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:210
+        m = -Inf64  # softmax.py:211
+        if Int32(0) < n  # softmax.py:212
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:212
+                m = tk_maxnum(m, x[((base + (c * inner)) % Int64) + 1])  # softmax.py:213
             end
         end
-        s = Float64(0.0)  # softmax.py:212
-        if Int32(0) < n  # softmax.py:213
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:213
-                tk_v_shifted_v1 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:214
-                tk_v_shifted_ret2 = ifelse(m == Inf64, ifelse(tk_v_shifted_v1 == m, Float64(0.0), -Inf64), tk_v_shifted_v1 - m)  # softmax.py:60
-                s = s + exp(tk_v_shifted_ret2)  # softmax.py:214
+        s = Float64(0.0)  # softmax.py:214
+        if Int32(0) < n  # softmax.py:215
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:215
+                tk_v_shifted_v1 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:216
+                tk_v_shifted_ret2 = ifelse(m == Inf64, ifelse(tk_v_shifted_v1 == m, Float64(0.0), -Inf64), tk_v_shifted_v1 - m)  # softmax.py:62
+                s = s + exp(tk_v_shifted_ret2)  # softmax.py:216
             end
         end
-        ls = tk_log(s)  # softmax.py:215
-        if Int32(0) < n  # softmax.py:216
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:216
-                tk_v_shifted_v3 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:217
-                tk_v_shifted_ret4 = ifelse(m == Inf64, ifelse(tk_v_shifted_v3 == m, Float64(0.0), -Inf64), tk_v_shifted_v3 - m)  # softmax.py:60
-                v = tk_v_shifted_ret4 - ls  # softmax.py:217
-                out[((base + (c * inner)) % Int64) + 1] = (want_log != Int32(0)) ? v : exp(v)  # softmax.py:218
+        ls = tk_log(s)  # softmax.py:217
+        if Int32(0) < n  # softmax.py:218
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:218
+                tk_v_shifted_v3 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:219
+                tk_v_shifted_ret4 = ifelse(m == Inf64, ifelse(tk_v_shifted_v3 == m, Float64(0.0), -Inf64), tk_v_shifted_v3 - m)  # softmax.py:62
+                v = tk_v_shifted_ret4 - ls  # softmax.py:219
+                out[((base + (c * inner)) % Int64) + 1] = (want_log != Int32(0)) ? v : exp(v)  # softmax.py:220
             end
         end
     end
 end
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_a14319bb(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:230
-    tk_gi = @index(Global, Linear)  # softmax.py:230
-    tk_li = @index(Local, Linear)  # softmax.py:230
-    vals = @private Float64 (8,)  # softmax.py:230
-    tk_v_group_reduce_smem7 = @localmem Float64 (256,)  # softmax.py:230
-    tk_v_group_reduce_smem18 = @localmem Float64 (256,)  # softmax.py:230
-    tk_u = @localmem Bool (2,)  # softmax.py:230
-    lane = @private Int32 (1,)  # softmax.py:230
-    base = @private Int32 (1,)  # softmax.py:230
-    m = @private Float64 (1,)  # softmax.py:230
-    k = @private Int32 (1,)  # softmax.py:230
-    c = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_result9 = @private Float64 (1,)  # softmax.py:230
-    s = @private Float64 (1,)  # softmax.py:230
-    tk_v_group_tree_tid22 = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_stride21 = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_result20 = @private Float64 (1,)  # softmax.py:230
-    local t::Int32 = zero(Int32)  # softmax.py:230
-    local r::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:230
-    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:230
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:230
-    local tk_f2::Int32 = zero(Int32)  # softmax.py:230
-    lane[1] = Int32(0)  # softmax.py:230
-    base[1] = Int32(0)  # softmax.py:230
-    m[1] = Float64(0.0)  # softmax.py:230
-    k[1] = Int32(0)  # softmax.py:230
-    c[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_result9[1] = Float64(0.0)  # softmax.py:230
-    s[1] = Float64(0.0)  # softmax.py:230
-    tk_v_group_tree_tid22[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_stride21[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_result20[1] = Float64(0.0)  # softmax.py:230
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:231
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:232
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:232
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:232
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:233
-    tk_v_row_start_ret1 = r * n  # softmax.py:92
-    base[1] = tk_v_row_start_ret1  # softmax.py:234
-    m[1] = -Inf64  # softmax.py:236
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:237
-        k[1] = tk_f1  # softmax.py:237
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:238
-        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:239
-        tk_v_take_at3 = base[1] + c[1]  # softmax.py:239
-        tk_v_take_left4 = n - c[1]  # softmax.py:239
-        tk_v_take_fill5 = -Inf32  # softmax.py:239
+@kernel function tk_softmax_cached_2acf5284(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:232
+    tk_gi = @index(Global, Linear)  # softmax.py:232
+    tk_li = @index(Local, Linear)  # softmax.py:232
+    vals = @private Float64 (8,)  # softmax.py:232
+    tk_v_group_reduce_smem7 = @localmem Float64 (256,)  # softmax.py:232
+    tk_v_group_reduce_smem18 = @localmem Float64 (256,)  # softmax.py:232
+    tk_u = @localmem Bool (2,)  # softmax.py:232
+    lane = @private Int32 (1,)  # softmax.py:232
+    base = @private Int32 (1,)  # softmax.py:232
+    m = @private Float64 (1,)  # softmax.py:232
+    k = @private Int32 (1,)  # softmax.py:232
+    c = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_result9 = @private Float64 (1,)  # softmax.py:232
+    s = @private Float64 (1,)  # softmax.py:232
+    tk_v_group_tree_tid22 = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_stride21 = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_result20 = @private Float64 (1,)  # softmax.py:232
+    local t::Int32 = zero(Int32)  # softmax.py:232
+    local r::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:232
+    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:232
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:232
+    local tk_f2::Int32 = zero(Int32)  # softmax.py:232
+    lane[1] = Int32(0)  # softmax.py:232
+    base[1] = Int32(0)  # softmax.py:232
+    m[1] = Float64(0.0)  # softmax.py:232
+    k[1] = Int32(0)  # softmax.py:232
+    c[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_result9[1] = Float64(0.0)  # softmax.py:232
+    s[1] = Float64(0.0)  # softmax.py:232
+    tk_v_group_tree_tid22[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_stride21[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_result20[1] = Float64(0.0)  # softmax.py:232
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:233
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:234
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:234
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:234
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:235
+    tk_v_row_start_ret1 = r * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # softmax.py:236
+    m[1] = -Inf64  # softmax.py:238
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:239
+        k[1] = tk_f1  # softmax.py:239
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:240
+        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:241
+        tk_v_take_at3 = base[1] + c[1]  # softmax.py:241
+        tk_v_take_left4 = n - c[1]  # softmax.py:241
+        tk_v_take_fill5 = -Inf32  # softmax.py:241
         if tk_v_take_left4 >= Int32(8)  # _steps.py:22
             KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                 vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -1477,9 +1558,9 @@ end
             end
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:240
-        k[1] = tk_f2  # softmax.py:240
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:241
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:242
+        k[1] = tk_f2  # softmax.py:242
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:243
     end
     tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -1516,16 +1597,16 @@ end
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
     tk_v_group_reduce_ret8 = tk_v_group_tree_ret12  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret8  # softmax.py:242
-    s[1] = Float64(0.0)  # softmax.py:243
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:244
-        k[1] = tk_f3  # softmax.py:244
-        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:245
-        tk_v_shifted_ret17 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v16 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v16 - m[1])  # softmax.py:60
-        e = exp(tk_v_shifted_ret17)  # softmax.py:245
-        s[1] = s[1] + e  # softmax.py:246
-        if !(want_log != Int32(0))  # softmax.py:247
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:69
+    m[1] = tk_v_group_reduce_ret8  # softmax.py:244
+    s[1] = Float64(0.0)  # softmax.py:245
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:246
+        k[1] = tk_f3  # softmax.py:246
+        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:247
+        tk_v_shifted_ret17 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v16 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v16 - m[1])  # softmax.py:62
+        e = exp(tk_v_shifted_ret17)  # softmax.py:247
+        s[1] = s[1] + e  # softmax.py:248
+        if !(want_log != Int32(0))  # softmax.py:249
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:71
         end
     end
     tk_v_group_tree_tid22[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -1572,26 +1653,26 @@ end
     local tk_f5::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret23 = tk_v_group_tree_result20[1]  # reductions.py:30
     tk_v_group_reduce_ret19 = tk_v_group_tree_ret23  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret19  # softmax.py:249
-    ls = tk_log(s[1])  # softmax.py:250
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:251
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(7)  # softmax.py:252
-        k[1] = tk_f4  # softmax.py:252
-        if want_log != Int32(0)  # softmax.py:253
-            tk_v_shifted_v27 = vals[(k[1] % Int64) + 1]  # softmax.py:254
-            tk_v_shifted_ret28 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v27 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v27 - m[1])  # softmax.py:60
-            vals[(k[1] % Int64) + 1] = tk_v_shifted_ret28 - ls  # softmax.py:254
+    s[1] = tk_v_group_reduce_ret19  # softmax.py:251
+    ls = tk_log(s[1])  # softmax.py:252
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:253
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(7)  # softmax.py:254
+        k[1] = tk_f4  # softmax.py:254
+        if want_log != Int32(0)  # softmax.py:255
+            tk_v_shifted_v27 = vals[(k[1] % Int64) + 1]  # softmax.py:256
+            tk_v_shifted_ret28 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v27 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v27 - m[1])  # softmax.py:62
+            vals[(k[1] % Int64) + 1] = tk_v_shifted_ret28 - ls  # softmax.py:256
         else
-            tk_v_fetch_ret29 = vals[(k[1] % Int64) + 1]  # softmax.py:80
-            vals[(k[1] % Int64) + 1] = tk_v_fetch_ret29 * tk_v_inv  # softmax.py:256
+            tk_v_fetch_ret29 = vals[(k[1] % Int64) + 1]  # softmax.py:82
+            vals[(k[1] % Int64) + 1] = tk_v_fetch_ret29 * tk_v_inv  # softmax.py:258
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(0)  # softmax.py:257
-        k[1] = tk_f5  # softmax.py:257
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:258
-        tk_v_put_at30 = base[1] + c[1]  # softmax.py:259
-        tk_v_put_left31 = n - c[1]  # softmax.py:259
-        tk_v_put_i32 = k[1] * Int32(8)  # softmax.py:259
+    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(0)  # softmax.py:259
+        k[1] = tk_f5  # softmax.py:259
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:260
+        tk_v_put_at30 = base[1] + c[1]  # softmax.py:261
+        tk_v_put_left31 = n - c[1]  # softmax.py:261
+        tk_v_put_i32 = k[1] * Int32(8)  # softmax.py:261
         if tk_v_put_left31 >= Int32(8)  # _steps.py:33
             KernelAbstractions.Extras.@unroll for outer tk_v_put_v33 in Int32(0):Int32(7)  # _steps.py:34
                 out[((tk_v_put_at30 + tk_v_put_v33) % Int64) + 1] = vals[((tk_v_put_i32 + tk_v_put_v33) % Int64) + 1]  # _steps.py:35
@@ -1609,67 +1690,67 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_a14319bb)) = 256  # softmax.py:230
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_2acf5284)) = 256  # softmax.py:232
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_eed55945(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:230
-    tk_gi = @index(Global, Linear)  # softmax.py:230
-    tk_li = @index(Local, Linear)  # softmax.py:230
-    vals = @private Float64 (16,)  # softmax.py:230
-    tk_v_group_reduce_smem7 = @localmem Float64 (256,)  # softmax.py:230
-    tk_v_group_reduce_smem18 = @localmem Float64 (256,)  # softmax.py:230
-    tk_u = @localmem Bool (2,)  # softmax.py:230
-    lane = @private Int32 (1,)  # softmax.py:230
-    base = @private Int32 (1,)  # softmax.py:230
-    m = @private Float64 (1,)  # softmax.py:230
-    k = @private Int32 (1,)  # softmax.py:230
-    c = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_result9 = @private Float64 (1,)  # softmax.py:230
-    s = @private Float64 (1,)  # softmax.py:230
-    tk_v_group_tree_tid22 = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_stride21 = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_result20 = @private Float64 (1,)  # softmax.py:230
-    local t::Int32 = zero(Int32)  # softmax.py:230
-    local r::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:230
-    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:230
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:230
-    local tk_f2::Int32 = zero(Int32)  # softmax.py:230
-    lane[1] = Int32(0)  # softmax.py:230
-    base[1] = Int32(0)  # softmax.py:230
-    m[1] = Float64(0.0)  # softmax.py:230
-    k[1] = Int32(0)  # softmax.py:230
-    c[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_result9[1] = Float64(0.0)  # softmax.py:230
-    s[1] = Float64(0.0)  # softmax.py:230
-    tk_v_group_tree_tid22[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_stride21[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_result20[1] = Float64(0.0)  # softmax.py:230
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:231
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:232
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:232
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:232
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:233
-    tk_v_row_start_ret1 = r * n  # softmax.py:92
-    base[1] = tk_v_row_start_ret1  # softmax.py:234
-    m[1] = -Inf64  # softmax.py:236
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:237
-        k[1] = tk_f1  # softmax.py:237
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:238
-        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:239
-        tk_v_take_at3 = base[1] + c[1]  # softmax.py:239
-        tk_v_take_left4 = n - c[1]  # softmax.py:239
-        tk_v_take_fill5 = -Inf32  # softmax.py:239
+@kernel function tk_softmax_cached_127f19cd(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:232
+    tk_gi = @index(Global, Linear)  # softmax.py:232
+    tk_li = @index(Local, Linear)  # softmax.py:232
+    vals = @private Float64 (16,)  # softmax.py:232
+    tk_v_group_reduce_smem7 = @localmem Float64 (256,)  # softmax.py:232
+    tk_v_group_reduce_smem18 = @localmem Float64 (256,)  # softmax.py:232
+    tk_u = @localmem Bool (2,)  # softmax.py:232
+    lane = @private Int32 (1,)  # softmax.py:232
+    base = @private Int32 (1,)  # softmax.py:232
+    m = @private Float64 (1,)  # softmax.py:232
+    k = @private Int32 (1,)  # softmax.py:232
+    c = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_result9 = @private Float64 (1,)  # softmax.py:232
+    s = @private Float64 (1,)  # softmax.py:232
+    tk_v_group_tree_tid22 = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_stride21 = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_result20 = @private Float64 (1,)  # softmax.py:232
+    local t::Int32 = zero(Int32)  # softmax.py:232
+    local r::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:232
+    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:232
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:232
+    local tk_f2::Int32 = zero(Int32)  # softmax.py:232
+    lane[1] = Int32(0)  # softmax.py:232
+    base[1] = Int32(0)  # softmax.py:232
+    m[1] = Float64(0.0)  # softmax.py:232
+    k[1] = Int32(0)  # softmax.py:232
+    c[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_result9[1] = Float64(0.0)  # softmax.py:232
+    s[1] = Float64(0.0)  # softmax.py:232
+    tk_v_group_tree_tid22[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_stride21[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_result20[1] = Float64(0.0)  # softmax.py:232
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:233
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:234
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:234
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:234
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:235
+    tk_v_row_start_ret1 = r * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # softmax.py:236
+    m[1] = -Inf64  # softmax.py:238
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:239
+        k[1] = tk_f1  # softmax.py:239
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:240
+        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:241
+        tk_v_take_at3 = base[1] + c[1]  # softmax.py:241
+        tk_v_take_left4 = n - c[1]  # softmax.py:241
+        tk_v_take_fill5 = -Inf32  # softmax.py:241
         if tk_v_take_left4 >= Int32(8)  # _steps.py:22
             KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                 vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -1680,9 +1761,9 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_a14319bb)) = 256  # soft
             end
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:240
-        k[1] = tk_f2  # softmax.py:240
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:241
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:242
+        k[1] = tk_f2  # softmax.py:242
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:243
     end
     tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -1719,16 +1800,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_a14319bb)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
     tk_v_group_reduce_ret8 = tk_v_group_tree_ret12  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret8  # softmax.py:242
-    s[1] = Float64(0.0)  # softmax.py:243
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:244
-        k[1] = tk_f3  # softmax.py:244
-        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:245
-        tk_v_shifted_ret17 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v16 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v16 - m[1])  # softmax.py:60
-        e = exp(tk_v_shifted_ret17)  # softmax.py:245
-        s[1] = s[1] + e  # softmax.py:246
-        if !(want_log != Int32(0))  # softmax.py:247
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:69
+    m[1] = tk_v_group_reduce_ret8  # softmax.py:244
+    s[1] = Float64(0.0)  # softmax.py:245
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:246
+        k[1] = tk_f3  # softmax.py:246
+        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:247
+        tk_v_shifted_ret17 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v16 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v16 - m[1])  # softmax.py:62
+        e = exp(tk_v_shifted_ret17)  # softmax.py:247
+        s[1] = s[1] + e  # softmax.py:248
+        if !(want_log != Int32(0))  # softmax.py:249
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:71
         end
     end
     tk_v_group_tree_tid22[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -1775,26 +1856,26 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_a14319bb)) = 256  # soft
     local tk_f5::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret23 = tk_v_group_tree_result20[1]  # reductions.py:30
     tk_v_group_reduce_ret19 = tk_v_group_tree_ret23  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret19  # softmax.py:249
-    ls = tk_log(s[1])  # softmax.py:250
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:251
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(15)  # softmax.py:252
-        k[1] = tk_f4  # softmax.py:252
-        if want_log != Int32(0)  # softmax.py:253
-            tk_v_shifted_v27 = vals[(k[1] % Int64) + 1]  # softmax.py:254
-            tk_v_shifted_ret28 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v27 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v27 - m[1])  # softmax.py:60
-            vals[(k[1] % Int64) + 1] = tk_v_shifted_ret28 - ls  # softmax.py:254
+    s[1] = tk_v_group_reduce_ret19  # softmax.py:251
+    ls = tk_log(s[1])  # softmax.py:252
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:253
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(15)  # softmax.py:254
+        k[1] = tk_f4  # softmax.py:254
+        if want_log != Int32(0)  # softmax.py:255
+            tk_v_shifted_v27 = vals[(k[1] % Int64) + 1]  # softmax.py:256
+            tk_v_shifted_ret28 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v27 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v27 - m[1])  # softmax.py:62
+            vals[(k[1] % Int64) + 1] = tk_v_shifted_ret28 - ls  # softmax.py:256
         else
-            tk_v_fetch_ret29 = vals[(k[1] % Int64) + 1]  # softmax.py:80
-            vals[(k[1] % Int64) + 1] = tk_v_fetch_ret29 * tk_v_inv  # softmax.py:256
+            tk_v_fetch_ret29 = vals[(k[1] % Int64) + 1]  # softmax.py:82
+            vals[(k[1] % Int64) + 1] = tk_v_fetch_ret29 * tk_v_inv  # softmax.py:258
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(1)  # softmax.py:257
-        k[1] = tk_f5  # softmax.py:257
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:258
-        tk_v_put_at30 = base[1] + c[1]  # softmax.py:259
-        tk_v_put_left31 = n - c[1]  # softmax.py:259
-        tk_v_put_i32 = k[1] * Int32(8)  # softmax.py:259
+    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(1)  # softmax.py:259
+        k[1] = tk_f5  # softmax.py:259
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:260
+        tk_v_put_at30 = base[1] + c[1]  # softmax.py:261
+        tk_v_put_left31 = n - c[1]  # softmax.py:261
+        tk_v_put_i32 = k[1] * Int32(8)  # softmax.py:261
         if tk_v_put_left31 >= Int32(8)  # _steps.py:33
             KernelAbstractions.Extras.@unroll for outer tk_v_put_v33 in Int32(0):Int32(7)  # _steps.py:34
                 out[((tk_v_put_at30 + tk_v_put_v33) % Int64) + 1] = vals[((tk_v_put_i32 + tk_v_put_v33) % Int64) + 1]  # _steps.py:35
@@ -1812,67 +1893,67 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_a14319bb)) = 256  # soft
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_eed55945)) = 256  # softmax.py:230
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_127f19cd)) = 256  # softmax.py:232
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_fb695e4a(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:230
-    tk_gi = @index(Global, Linear)  # softmax.py:230
-    tk_li = @index(Local, Linear)  # softmax.py:230
-    vals = @private Float64 (32,)  # softmax.py:230
-    tk_v_group_reduce_smem7 = @localmem Float64 (256,)  # softmax.py:230
-    tk_v_group_reduce_smem18 = @localmem Float64 (256,)  # softmax.py:230
-    tk_u = @localmem Bool (2,)  # softmax.py:230
-    lane = @private Int32 (1,)  # softmax.py:230
-    base = @private Int32 (1,)  # softmax.py:230
-    m = @private Float64 (1,)  # softmax.py:230
-    k = @private Int32 (1,)  # softmax.py:230
-    c = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_result9 = @private Float64 (1,)  # softmax.py:230
-    s = @private Float64 (1,)  # softmax.py:230
-    tk_v_group_tree_tid22 = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_stride21 = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_result20 = @private Float64 (1,)  # softmax.py:230
-    local t::Int32 = zero(Int32)  # softmax.py:230
-    local r::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:230
-    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:230
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:230
-    local tk_f2::Int32 = zero(Int32)  # softmax.py:230
-    lane[1] = Int32(0)  # softmax.py:230
-    base[1] = Int32(0)  # softmax.py:230
-    m[1] = Float64(0.0)  # softmax.py:230
-    k[1] = Int32(0)  # softmax.py:230
-    c[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_result9[1] = Float64(0.0)  # softmax.py:230
-    s[1] = Float64(0.0)  # softmax.py:230
-    tk_v_group_tree_tid22[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_stride21[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_result20[1] = Float64(0.0)  # softmax.py:230
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:231
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:232
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:232
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:232
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:233
-    tk_v_row_start_ret1 = r * n  # softmax.py:92
-    base[1] = tk_v_row_start_ret1  # softmax.py:234
-    m[1] = -Inf64  # softmax.py:236
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:237
-        k[1] = tk_f1  # softmax.py:237
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:238
-        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:239
-        tk_v_take_at3 = base[1] + c[1]  # softmax.py:239
-        tk_v_take_left4 = n - c[1]  # softmax.py:239
-        tk_v_take_fill5 = -Inf32  # softmax.py:239
+@kernel function tk_softmax_cached_6d4e33c6(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:232
+    tk_gi = @index(Global, Linear)  # softmax.py:232
+    tk_li = @index(Local, Linear)  # softmax.py:232
+    vals = @private Float64 (32,)  # softmax.py:232
+    tk_v_group_reduce_smem7 = @localmem Float64 (256,)  # softmax.py:232
+    tk_v_group_reduce_smem18 = @localmem Float64 (256,)  # softmax.py:232
+    tk_u = @localmem Bool (2,)  # softmax.py:232
+    lane = @private Int32 (1,)  # softmax.py:232
+    base = @private Int32 (1,)  # softmax.py:232
+    m = @private Float64 (1,)  # softmax.py:232
+    k = @private Int32 (1,)  # softmax.py:232
+    c = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_result9 = @private Float64 (1,)  # softmax.py:232
+    s = @private Float64 (1,)  # softmax.py:232
+    tk_v_group_tree_tid22 = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_stride21 = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_result20 = @private Float64 (1,)  # softmax.py:232
+    local t::Int32 = zero(Int32)  # softmax.py:232
+    local r::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:232
+    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:232
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:232
+    local tk_f2::Int32 = zero(Int32)  # softmax.py:232
+    lane[1] = Int32(0)  # softmax.py:232
+    base[1] = Int32(0)  # softmax.py:232
+    m[1] = Float64(0.0)  # softmax.py:232
+    k[1] = Int32(0)  # softmax.py:232
+    c[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_result9[1] = Float64(0.0)  # softmax.py:232
+    s[1] = Float64(0.0)  # softmax.py:232
+    tk_v_group_tree_tid22[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_stride21[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_result20[1] = Float64(0.0)  # softmax.py:232
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:233
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:234
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:234
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:234
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:235
+    tk_v_row_start_ret1 = r * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # softmax.py:236
+    m[1] = -Inf64  # softmax.py:238
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:239
+        k[1] = tk_f1  # softmax.py:239
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:240
+        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:241
+        tk_v_take_at3 = base[1] + c[1]  # softmax.py:241
+        tk_v_take_left4 = n - c[1]  # softmax.py:241
+        tk_v_take_fill5 = -Inf32  # softmax.py:241
         if tk_v_take_left4 >= Int32(8)  # _steps.py:22
             KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                 vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -1883,9 +1964,9 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_eed55945)) = 256  # soft
             end
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:240
-        k[1] = tk_f2  # softmax.py:240
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:241
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:242
+        k[1] = tk_f2  # softmax.py:242
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:243
     end
     tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -1922,16 +2003,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_eed55945)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
     tk_v_group_reduce_ret8 = tk_v_group_tree_ret12  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret8  # softmax.py:242
-    s[1] = Float64(0.0)  # softmax.py:243
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:244
-        k[1] = tk_f3  # softmax.py:244
-        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:245
-        tk_v_shifted_ret17 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v16 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v16 - m[1])  # softmax.py:60
-        e = exp(tk_v_shifted_ret17)  # softmax.py:245
-        s[1] = s[1] + e  # softmax.py:246
-        if !(want_log != Int32(0))  # softmax.py:247
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:69
+    m[1] = tk_v_group_reduce_ret8  # softmax.py:244
+    s[1] = Float64(0.0)  # softmax.py:245
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:246
+        k[1] = tk_f3  # softmax.py:246
+        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:247
+        tk_v_shifted_ret17 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v16 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v16 - m[1])  # softmax.py:62
+        e = exp(tk_v_shifted_ret17)  # softmax.py:247
+        s[1] = s[1] + e  # softmax.py:248
+        if !(want_log != Int32(0))  # softmax.py:249
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:71
         end
     end
     tk_v_group_tree_tid22[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -1978,26 +2059,26 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_eed55945)) = 256  # soft
     local tk_f5::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret23 = tk_v_group_tree_result20[1]  # reductions.py:30
     tk_v_group_reduce_ret19 = tk_v_group_tree_ret23  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret19  # softmax.py:249
-    ls = tk_log(s[1])  # softmax.py:250
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:251
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(31)  # softmax.py:252
-        k[1] = tk_f4  # softmax.py:252
-        if want_log != Int32(0)  # softmax.py:253
-            tk_v_shifted_v27 = vals[(k[1] % Int64) + 1]  # softmax.py:254
-            tk_v_shifted_ret28 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v27 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v27 - m[1])  # softmax.py:60
-            vals[(k[1] % Int64) + 1] = tk_v_shifted_ret28 - ls  # softmax.py:254
+    s[1] = tk_v_group_reduce_ret19  # softmax.py:251
+    ls = tk_log(s[1])  # softmax.py:252
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:253
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(31)  # softmax.py:254
+        k[1] = tk_f4  # softmax.py:254
+        if want_log != Int32(0)  # softmax.py:255
+            tk_v_shifted_v27 = vals[(k[1] % Int64) + 1]  # softmax.py:256
+            tk_v_shifted_ret28 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v27 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v27 - m[1])  # softmax.py:62
+            vals[(k[1] % Int64) + 1] = tk_v_shifted_ret28 - ls  # softmax.py:256
         else
-            tk_v_fetch_ret29 = vals[(k[1] % Int64) + 1]  # softmax.py:80
-            vals[(k[1] % Int64) + 1] = tk_v_fetch_ret29 * tk_v_inv  # softmax.py:256
+            tk_v_fetch_ret29 = vals[(k[1] % Int64) + 1]  # softmax.py:82
+            vals[(k[1] % Int64) + 1] = tk_v_fetch_ret29 * tk_v_inv  # softmax.py:258
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(3)  # softmax.py:257
-        k[1] = tk_f5  # softmax.py:257
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:258
-        tk_v_put_at30 = base[1] + c[1]  # softmax.py:259
-        tk_v_put_left31 = n - c[1]  # softmax.py:259
-        tk_v_put_i32 = k[1] * Int32(8)  # softmax.py:259
+    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(3)  # softmax.py:259
+        k[1] = tk_f5  # softmax.py:259
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:260
+        tk_v_put_at30 = base[1] + c[1]  # softmax.py:261
+        tk_v_put_left31 = n - c[1]  # softmax.py:261
+        tk_v_put_i32 = k[1] * Int32(8)  # softmax.py:261
         if tk_v_put_left31 >= Int32(8)  # _steps.py:33
             KernelAbstractions.Extras.@unroll for outer tk_v_put_v33 in Int32(0):Int32(7)  # _steps.py:34
                 out[((tk_v_put_at30 + tk_v_put_v33) % Int64) + 1] = vals[((tk_v_put_i32 + tk_v_put_v33) % Int64) + 1]  # _steps.py:35
@@ -2015,237 +2096,318 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_eed55945)) = 256  # soft
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_fb695e4a)) = 256  # softmax.py:230
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_6d4e33c6)) = 256  # softmax.py:232
 
 # Tack kernel `_online`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__online_f4458cd7(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:264
-    tk_gi = @index(Global, Linear)  # softmax.py:264
-    tk_li = @index(Local, Linear)  # softmax.py:264
-    tk_v_group_reduce_smem2 = @localmem Float64 (256,)  # softmax.py:264
-    tk_v_group_reduce_smem13 = @localmem Float64 (256,)  # softmax.py:264
-    tk_u = @localmem Bool (2,)  # softmax.py:264
-    lane = @private Int32 (1,)  # softmax.py:264
-    base = @private Int32 (1,)  # softmax.py:264
-    m = @private Float64 (1,)  # softmax.py:264
-    s = @private Float64 (1,)  # softmax.py:264
-    c = @private Int32 (1,)  # softmax.py:264
-    v = @private Float64 (1,)  # softmax.py:264
-    tk_v_group_tree_tid6 = @private Int32 (1,)  # softmax.py:264
-    tk_v_group_tree_stride5 = @private Int32 (1,)  # softmax.py:264
-    tk_v_group_tree_result4 = @private Float64 (1,)  # softmax.py:264
-    big = @private Float64 (1,)  # softmax.py:264
-    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:264
-    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:264
-    tk_v_group_tree_result15 = @private Float64 (1,)  # softmax.py:264
-    local t::Int32 = zero(Int32)  # softmax.py:264
-    local r::Int32 = zero(Int32)  # softmax.py:264
-    local tk_v_shifted_ret1::Float64 = zero(Float64)  # softmax.py:264
-    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:264
-    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:264
-    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:264
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:264
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:264
-    lane[1] = Int32(0)  # softmax.py:264
-    base[1] = Int32(0)  # softmax.py:264
-    m[1] = Float64(0.0)  # softmax.py:264
-    s[1] = Float64(0.0)  # softmax.py:264
-    c[1] = Int32(0)  # softmax.py:264
-    v[1] = Float64(0.0)  # softmax.py:264
-    tk_v_group_tree_tid6[1] = Int32(0)  # softmax.py:264
-    tk_v_group_tree_stride5[1] = Int32(0)  # softmax.py:264
-    tk_v_group_tree_result4[1] = Float64(0.0)  # softmax.py:264
-    big[1] = Float64(0.0)  # softmax.py:264
-    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:264
-    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:264
-    tk_v_group_tree_result15[1] = Float64(0.0)  # softmax.py:264
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:265
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:266
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:266
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:266
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:267
-    base[1] = r * n  # softmax.py:268
-    m[1] = -Inf64  # softmax.py:269
-    s[1] = Float64(0.0)  # softmax.py:270
-    tk_v_start3 = lane[1] % Int64  # softmax.py:271
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:271
-    if UInt32(0) < tk_v_trips1  # softmax.py:271
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:271
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # softmax.py:271
-            v[1] = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:272
-            if v[1] > m[1]  # softmax.py:273
-                s[1] = s[1] * exp(m[1] - v[1])  # softmax.py:274
-                m[1] = v[1]  # softmax.py:275
+@kernel function tk__online_e56ea918(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:280
+    tk_gi = @index(Global, Linear)  # softmax.py:280
+    tk_li = @index(Local, Linear)  # softmax.py:280
+    vals = @private Float64 (8,)  # softmax.py:280
+    tk_v_group_reduce_smem14 = @localmem Float64 (256,)  # softmax.py:280
+    tk_v_group_reduce_smem25 = @localmem Float64 (256,)  # softmax.py:280
+    tk_u = @localmem Bool (2,)  # softmax.py:280
+    lane = @private Int32 (1,)  # softmax.py:280
+    base = @private Int32 (1,)  # softmax.py:280
+    m = @private Float64 (1,)  # softmax.py:280
+    s = @private Float64 (1,)  # softmax.py:280
+    c = @private Int32 (1,)  # softmax.py:280
+    tk_v_group_tree_tid18 = @private Int32 (1,)  # softmax.py:280
+    tk_v_group_tree_stride17 = @private Int32 (1,)  # softmax.py:280
+    tk_v_group_tree_result16 = @private Float64 (1,)  # softmax.py:280
+    big = @private Float64 (1,)  # softmax.py:280
+    tk_v_group_tree_tid29 = @private Int32 (1,)  # softmax.py:280
+    tk_v_group_tree_stride28 = @private Int32 (1,)  # softmax.py:280
+    tk_v_group_tree_result27 = @private Float64 (1,)  # softmax.py:280
+    local t::Int32 = zero(Int32)  # softmax.py:280
+    local r::Int32 = zero(Int32)  # softmax.py:280
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:280
+    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:280
+    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:280
+    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:280
+    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:280
+    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:280
+    local tk_v_online_step_m7::Float64 = zero(Float64)  # softmax.py:280
+    local tk_v_online_step_s8::Float64 = zero(Float64)  # softmax.py:280
+    local tk_v_online_step_v10::Int32 = zero(Int32)  # softmax.py:280
+    local tk_v_online_step_e9::Float64 = zero(Float64)  # softmax.py:280
+    local tk_v_shifted_ret13::Float64 = zero(Float64)  # softmax.py:280
+    local tk_v_online_step_ret11::Float64 = zero(Float64)  # softmax.py:280
+    local tk_v_online_step_ret12::Float64 = zero(Float64)  # softmax.py:280
+    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:280
+    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:280
+    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:280
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:280
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:280
+    lane[1] = Int32(0)  # softmax.py:280
+    base[1] = Int32(0)  # softmax.py:280
+    m[1] = Float64(0.0)  # softmax.py:280
+    s[1] = Float64(0.0)  # softmax.py:280
+    c[1] = Int32(0)  # softmax.py:280
+    tk_v_group_tree_tid18[1] = Int32(0)  # softmax.py:280
+    tk_v_group_tree_stride17[1] = Int32(0)  # softmax.py:280
+    tk_v_group_tree_result16[1] = Float64(0.0)  # softmax.py:280
+    big[1] = Float64(0.0)  # softmax.py:280
+    tk_v_group_tree_tid29[1] = Int32(0)  # softmax.py:280
+    tk_v_group_tree_stride28[1] = Int32(0)  # softmax.py:280
+    tk_v_group_tree_result27[1] = Float64(0.0)  # softmax.py:280
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:281
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:282
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:282
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:282
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:283
+    tk_v_row_start_ret1 = r * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # softmax.py:284
+    m[1] = -Inf64  # softmax.py:286
+    s[1] = Float64(0.0)  # softmax.py:287
+    tk_v_start3 = (lane[1] * Int32(8)) % Int64  # softmax.py:288
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # softmax.py:288
+    if UInt32(0) < tk_v_trips1  # softmax.py:288
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:288
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(2048))) % Int32  # softmax.py:288
+            tk_v_take_i2 = Int32(0)  # softmax.py:289
+            tk_v_take_at3 = base[1] + c[1]  # softmax.py:289
+            tk_v_take_left4 = n - c[1]  # softmax.py:289
+            tk_v_take_fill5 = 0.0f0  # softmax.py:289
+            if tk_v_take_left4 >= Int32(8)  # _steps.py:22
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
+                    vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
+                end
+            else
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:26
+                    vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : Float64(0.0)  # _steps.py:27
+                end
             end
-            tk_v_shifted_ret1 = ifelse(m[1] == Inf64, ifelse(v[1] == m[1], Float64(0.0), -Inf64), v[1] - m[1])  # softmax.py:60
-            s[1] = s[1] + exp(tk_v_shifted_ret1)  # softmax.py:276
+            tk_v_online_step_m7 = m[1]  # softmax.py:290
+            tk_v_online_step_s8 = s[1]  # softmax.py:290
+            KernelAbstractions.Extras.@unroll for outer tk_v_online_step_v10 in Int32(0):Int32(7)  # softmax.py:269
+                if (c[1] + tk_v_online_step_v10) < n  # softmax.py:270
+                    tk_v_online_step_e9 = vals[(tk_v_online_step_v10 % Int64) + 1]  # softmax.py:271
+                    if tk_v_online_step_e9 > tk_v_online_step_m7  # softmax.py:272
+                        tk_v_online_step_s8 = tk_v_online_step_s8 * exp(tk_v_online_step_m7 - tk_v_online_step_e9)  # softmax.py:273
+                        tk_v_online_step_m7 = tk_v_online_step_e9  # softmax.py:274
+                    end
+                    tk_v_shifted_ret13 = ifelse(tk_v_online_step_m7 == Inf64, ifelse(tk_v_online_step_e9 == tk_v_online_step_m7, Float64(0.0), -Inf64), tk_v_online_step_e9 - tk_v_online_step_m7)  # softmax.py:62
+                    tk_v_online_step_s8 = tk_v_online_step_s8 + exp(tk_v_shifted_ret13)  # softmax.py:275
+                end
+            end
+            tk_v_online_step_ret11 = tk_v_online_step_m7  # softmax.py:276
+            tk_v_online_step_ret12 = tk_v_online_step_s8  # softmax.py:276
+            m[1] = tk_v_online_step_ret11  # softmax.py:290
+            s[1] = tk_v_online_step_ret12  # softmax.py:290
         end
     end
-    tk_v_group_tree_tid6[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem2[(tk_v_group_tree_tid6[1] % Int64) + 1] = m[1]  # reductions.py:20
+    tk_v_group_tree_tid18[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem14[(tk_v_group_tree_tid18[1] % Int64) + 1] = m[1]  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride5[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride5[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride17[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride17[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[1]  # reductions.py:23
-        local tk_v_larger_a8::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_larger_b9::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_larger_ret10::Float64 = zero(Float64)  # reductions.py:24
-        if tk_v_group_tree_tid6[1] < tk_v_group_tree_stride5[1]  # reductions.py:24
-            tk_v_larger_a8 = tk_v_group_reduce_smem2[(tk_v_group_tree_tid6[1] % Int64) + 1]  # reductions.py:25
-            tk_v_larger_b9 = tk_v_group_reduce_smem2[((tk_v_group_tree_tid6[1] + tk_v_group_tree_stride5[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_larger_ret10 = tk_maxnum(tk_v_larger_a8, tk_v_larger_b9)  # combine.py:51
-            tk_v_group_reduce_smem2[(tk_v_group_tree_tid6[1] % Int64) + 1] = tk_v_larger_ret10  # reductions.py:25
+        local tk_v_larger_a20::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_larger_b21::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_larger_ret22::Float64 = zero(Float64)  # reductions.py:24
+        if tk_v_group_tree_tid18[1] < tk_v_group_tree_stride17[1]  # reductions.py:24
+            tk_v_larger_a20 = tk_v_group_reduce_smem14[(tk_v_group_tree_tid18[1] % Int64) + 1]  # reductions.py:25
+            tk_v_larger_b21 = tk_v_group_reduce_smem14[((tk_v_group_tree_tid18[1] + tk_v_group_tree_stride17[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_larger_ret22 = tk_maxnum(tk_v_larger_a20, tk_v_larger_b21)  # combine.py:51
+            tk_v_group_reduce_smem14[(tk_v_group_tree_tid18[1] % Int64) + 1] = tk_v_larger_ret22  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride5[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride5[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride5[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride5[1] > Int32(0)  # reductions.py:23
+        tk_v_cse3 = rem(tk_v_group_tree_stride17[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride17[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride17[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride17[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result4[1] = tk_v_group_reduce_smem2[1]  # reductions.py:28
+    tk_v_group_tree_result16[1] = tk_v_group_reduce_smem14[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret7::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_group_reduce_ret3::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_shifted_ret12::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_group_reduce_x11::Float64 = zero(Float64)  # reductions.py:30
-    tk_v_group_tree_ret7 = tk_v_group_tree_result4[1]  # reductions.py:30
-    tk_v_group_reduce_ret3 = tk_v_group_tree_ret7  # reductions.py:38
-    big[1] = tk_v_group_reduce_ret3  # softmax.py:277
-    tk_v_shifted_ret12 = ifelse(big[1] == Inf64, ifelse(m[1] == big[1], Float64(0.0), -Inf64), m[1] - big[1])  # softmax.py:60
-    tk_v_group_reduce_x11 = s[1] * exp(tk_v_shifted_ret12)  # softmax.py:279
-    tk_v_group_tree_tid17[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1] = tk_v_group_reduce_x11  # reductions.py:20
+    local tk_v_group_tree_ret19::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_ret15::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_shifted_ret24::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_x23::Float64 = zero(Float64)  # reductions.py:30
+    tk_v_group_tree_ret19 = tk_v_group_tree_result16[1]  # reductions.py:30
+    tk_v_group_reduce_ret15 = tk_v_group_tree_ret19  # reductions.py:38
+    big[1] = tk_v_group_reduce_ret15  # softmax.py:291
+    tk_v_shifted_ret24 = ifelse(big[1] == Inf64, ifelse(m[1] == big[1], Float64(0.0), -Inf64), m[1] - big[1])  # softmax.py:62
+    tk_v_group_reduce_x23 = s[1] * exp(tk_v_shifted_ret24)  # softmax.py:293
+    tk_v_group_tree_tid29[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem25[(tk_v_group_tree_tid29[1] % Int64) + 1] = tk_v_group_reduce_x23  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride16[1] = Int32(128)  # reductions.py:22
-    tk_u[2] = tk_v_group_tree_stride16[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride28[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride28[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[2]  # reductions.py:23
-        local tk_v_add_a19::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_b20::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_ret21::Float64 = zero(Float64)  # reductions.py:24
-        if tk_v_group_tree_tid17[1] < tk_v_group_tree_stride16[1]  # reductions.py:24
-            tk_v_add_a19 = tk_v_group_reduce_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b20 = tk_v_group_reduce_smem13[((tk_v_group_tree_tid17[1] + tk_v_group_tree_stride16[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret21 = tk_v_add_a19 + tk_v_add_b20  # combine.py:18
-            tk_v_group_reduce_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1] = tk_v_add_ret21  # reductions.py:25
+        local tk_v_add_a31::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_b32::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_ret33::Float64 = zero(Float64)  # reductions.py:24
+        if tk_v_group_tree_tid29[1] < tk_v_group_tree_stride28[1]  # reductions.py:24
+            tk_v_add_a31 = tk_v_group_reduce_smem25[(tk_v_group_tree_tid29[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b32 = tk_v_group_reduce_smem25[((tk_v_group_tree_tid29[1] + tk_v_group_tree_stride28[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret33 = tk_v_add_a31 + tk_v_add_b32  # combine.py:18
+            tk_v_group_reduce_smem25[(tk_v_group_tree_tid29[1] % Int64) + 1] = tk_v_add_ret33  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse5 = rem(tk_v_group_tree_stride16[1], Int32(2))  # reductions.py:27
-        tk_v_cse6 = div(tk_v_group_tree_stride16[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride16[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
-        tk_u[2] = tk_v_group_tree_stride16[1] > Int32(0)  # reductions.py:23
+        tk_v_cse5 = rem(tk_v_group_tree_stride28[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride28[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride28[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride28[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result15[1] = tk_v_group_reduce_smem13[1]  # reductions.py:28
+    tk_v_group_tree_result27[1] = tk_v_group_reduce_smem25[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret18::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_group_reduce_ret14::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_tree_ret30::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_ret26::Float64 = zero(Float64)  # reductions.py:30
     local tk_v_inv::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_shifted_v22::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_shifted_ret23::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_take_i34::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_at35::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_left36::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_fill37::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_take_v38::Int32 = zero(Int32)  # reductions.py:30
+    local v::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_shifted_v39::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_shifted_ret40::Float64 = zero(Float64)  # reductions.py:30
+    local e::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_put_at41::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_put_left42::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_put_i43::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_put_v44::Int32 = zero(Int32)  # reductions.py:30
     local tk_v_trips4::UInt32 = zero(UInt32)  # reductions.py:30
     local tk_v_k5::UInt32 = zero(UInt32)  # reductions.py:30
-    local tk_v_start6::Int64 = zero(Int64)  # reductions.py:30
-    tk_v_group_tree_ret18 = tk_v_group_tree_result15[1]  # reductions.py:30
-    tk_v_group_reduce_ret14 = tk_v_group_tree_ret18  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret14  # softmax.py:279
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:280
-    tk_v_start6 = lane[1] % Int64  # softmax.py:281
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:281
-    if UInt32(0) < tk_v_trips4  # softmax.py:281
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # softmax.py:281
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # softmax.py:281
-            tk_v_shifted_v22 = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:282
-            tk_v_shifted_ret23 = ifelse(big[1] == Inf64, ifelse(tk_v_shifted_v22 == big[1], Float64(0.0), -Inf64), tk_v_shifted_v22 - big[1])  # softmax.py:60
-            v[1] = tk_v_shifted_ret23  # softmax.py:282
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (v[1] - tk_log(s[1])) : (exp(v[1]) * tk_v_inv)  # softmax.py:283
+    local tk_v_trips6::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k7::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_start8::Int64 = zero(Int64)  # reductions.py:30
+    tk_v_group_tree_ret30 = tk_v_group_tree_result27[1]  # reductions.py:30
+    tk_v_group_reduce_ret26 = tk_v_group_tree_ret30  # reductions.py:38
+    s[1] = tk_v_group_reduce_ret26  # softmax.py:293
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:294
+    tk_v_start8 = (lane[1] * Int32(8)) % Int64  # softmax.py:295
+    tk_v_trips6 = div((max((n % Int64) - tk_v_start8, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # softmax.py:295
+    if UInt32(0) < tk_v_trips6  # softmax.py:295
+        for outer tk_v_k7 in UInt32(0):(tk_v_trips6 - UInt32(1))  # softmax.py:295
+            c[1] = (tk_v_start8 + ((tk_v_k7 % Int64) * Int64(2048))) % Int32  # softmax.py:295
+            tk_v_take_i34 = Int32(0)  # softmax.py:296
+            tk_v_take_at35 = base[1] + c[1]  # softmax.py:296
+            tk_v_take_left36 = n - c[1]  # softmax.py:296
+            tk_v_take_fill37 = 0.0f0  # softmax.py:296
+            if tk_v_take_left36 >= Int32(8)  # _steps.py:22
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v38 in Int32(0):Int32(7)  # _steps.py:23
+                    vals[((tk_v_take_i34 + tk_v_take_v38) % Int64) + 1] = x[((tk_v_take_at35 + tk_v_take_v38) % Int64) + 1]  # _steps.py:24
+                end
+            else
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v38 in Int32(0):Int32(7)  # _steps.py:26
+                    vals[((tk_v_take_i34 + tk_v_take_v38) % Int64) + 1] = (tk_v_take_v38 < tk_v_take_left36) ? x[((tk_v_take_at35 + tk_v_take_v38) % Int64) + 1] : Float64(0.0)  # _steps.py:27
+                end
+            end
+            KernelAbstractions.Extras.@unroll for outer v in Int32(0):Int32(7)  # softmax.py:297
+                tk_v_shifted_v39 = vals[(v % Int64) + 1]  # softmax.py:298
+                tk_v_shifted_ret40 = ifelse(big[1] == Inf64, ifelse(tk_v_shifted_v39 == big[1], Float64(0.0), -Inf64), tk_v_shifted_v39 - big[1])  # softmax.py:62
+                e = tk_v_shifted_ret40  # softmax.py:298
+                vals[(v % Int64) + 1] = (want_log != Int32(0)) ? (e - tk_log(s[1])) : (exp(e) * tk_v_inv)  # softmax.py:299
+            end
+            tk_v_put_at41 = base[1] + c[1]  # softmax.py:300
+            tk_v_put_left42 = n - c[1]  # softmax.py:300
+            tk_v_put_i43 = Int32(0)  # softmax.py:300
+            if tk_v_put_left42 >= Int32(8)  # _steps.py:33
+                KernelAbstractions.Extras.@unroll for outer tk_v_put_v44 in Int32(0):Int32(7)  # _steps.py:34
+                    out[((tk_v_put_at41 + tk_v_put_v44) % Int64) + 1] = vals[((tk_v_put_i43 + tk_v_put_v44) % Int64) + 1]  # _steps.py:35
+                end
+            else
+                tk_v_trips4 = UInt32(8)  # _steps.py:37
+                if UInt32(0) < tk_v_trips4  # _steps.py:37
+                    KernelAbstractions.Extras.@unroll for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # _steps.py:37
+                        tk_v_put_v44 = (Int64(7) + ((tk_v_k5 % Int64) * Int64(-1))) % Int32  # _steps.py:37
+                        if tk_v_put_v44 < tk_v_put_left42  # _steps.py:38
+                            out[((tk_v_put_at41 + tk_v_put_v44) % Int64) + 1] = vals[((tk_v_put_i43 + tk_v_put_v44) % Int64) + 1]  # _steps.py:39
+                        end
+                    end
+                end
+            end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__online_f4458cd7)) = 256  # softmax.py:264
+TackRuntime.tk_workgroupsize(::typeof(tk__online_e56ea918)) = 256  # softmax.py:280
 
 # Tack kernel `_rows`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__rows_bdee3f11(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:173
-    tk_gi = @index(Global, Linear)  # softmax.py:173
-    tk_v_row_fold_f32_acc3 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:173
-    tk_v_lane_exp_sum_f32_acc25 = TackRuntime.tk_private(Float32, Val(256))  # softmax.py:173
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:173
-    local r::Int32 = zero(Int32)  # softmax.py:173
-    local base::Int32 = zero(Int32)  # softmax.py:173
-    local tk_v_row_fold_f32_p2::Int32 = zero(Int32)  # softmax.py:173
-    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # softmax.py:173
-    local tk_v_first_ret9::Float16 = zero(Float16)  # softmax.py:173
-    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_larger_acc10::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_larger_v11::Float16 = zero(Float16)  # softmax.py:173
-    local tk_v_larger_ret12::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_larger_acc13::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_larger_v14::Float16 = zero(Float16)  # softmax.py:173
-    local tk_v_larger_ret15::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_larger_a16::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_larger_b17::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_larger_ret18::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_larger_a19::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_larger_b20::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_larger_ret21::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_larger_a22::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_larger_b23::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_larger_ret24::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_fold_lanes_ret8::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_row_fold_f32_ret4::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_row_max_ret1::Float32 = zero(Float32)  # softmax.py:173
-    local m::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_lane_sum_live31::Int32 = zero(Int32)  # softmax.py:173
-    local tk_v_lane_sum_j30::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_lane_sum_c27::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_lane_sum_end29::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_lane_sum_v32::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_shifted_v35::Float16 = zero(Float16)  # softmax.py:173
-    local tk_v_shifted_ret36::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_lane_sum_e28::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_no_stash_i37::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_no_stash_ret38::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_lane_sum_whole33::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_shifted_v39::Float16 = zero(Float16)  # softmax.py:173
-    local tk_v_shifted_ret40::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_no_stash_i41::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_no_stash_ret42::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_shifted_v43::Float16 = zero(Float16)  # softmax.py:173
-    local tk_v_shifted_ret44::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_no_stash_i45::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_no_stash_ret46::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_lane_tree_s48::Int32 = zero(Int32)  # softmax.py:173
-    local tk_v_lane_tree_i47::Int32 = zero(Int32)  # softmax.py:173
-    local tk_v_lane_tree_ret49::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_lane_sum_ret34::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_lane_exp_sum_f32_ret26::Float32 = zero(Float32)  # softmax.py:173
-    local s::Float32 = zero(Float32)  # softmax.py:173
-    local ls::Float32 = zero(Float32)  # softmax.py:173
-    local c::Int32 = zero(Int32)  # softmax.py:173
-    local tk_v_shifted_v50::Float16 = zero(Float16)  # softmax.py:173
-    local tk_v_shifted_ret51::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_inv::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_recompute_i52::Int32 = zero(Int32)  # softmax.py:173
-    local tk_v_shifted_v54::Float16 = zero(Float16)  # softmax.py:173
-    local tk_v_shifted_ret55::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_recompute_ret53::Float32 = zero(Float32)  # softmax.py:173
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:173
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:173
-    local tk_v_cse3::Int32 = zero(Int32)  # softmax.py:173
-    local tk_v_cse4::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_cse5::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_cse6::Int64 = zero(Int64)  # softmax.py:173
-    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:173
-    local tk_v_cse8::Int32 = zero(Int32)  # softmax.py:173
-    if tk_t < tk_n  # softmax.py:173
-        r = tk_t % Int32  # softmax.py:174
-        base = r * n  # softmax.py:175
+@kernel function tk__rows_add139ae(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:175
+    tk_gi = @index(Global, Linear)  # softmax.py:175
+    tk_v_row_fold_f32_acc3 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:175
+    tk_v_lane_exp_sum_f32_acc25 = TackRuntime.tk_private(Float32, Val(256))  # softmax.py:175
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:175
+    local r::Int32 = zero(Int32)  # softmax.py:175
+    local base::Int32 = zero(Int32)  # softmax.py:175
+    local tk_v_row_fold_f32_p2::Int32 = zero(Int32)  # softmax.py:175
+    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # softmax.py:175
+    local tk_v_first_ret9::Float16 = zero(Float16)  # softmax.py:175
+    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_larger_acc10::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_larger_v11::Float16 = zero(Float16)  # softmax.py:175
+    local tk_v_larger_ret12::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_larger_acc13::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_larger_v14::Float16 = zero(Float16)  # softmax.py:175
+    local tk_v_larger_ret15::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_larger_a16::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_larger_b17::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_larger_ret18::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_larger_a19::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_larger_b20::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_larger_ret21::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_larger_a22::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_larger_b23::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_larger_ret24::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_fold_lanes_ret8::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_row_fold_f32_ret4::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_row_max_ret1::Float32 = zero(Float32)  # softmax.py:175
+    local m::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_lane_sum_live31::Int32 = zero(Int32)  # softmax.py:175
+    local tk_v_lane_sum_j30::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_lane_sum_c27::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_lane_sum_end29::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_lane_sum_v32::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_shifted_v35::Float16 = zero(Float16)  # softmax.py:175
+    local tk_v_shifted_ret36::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_lane_sum_e28::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_no_stash_i37::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_no_stash_ret38::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_lane_sum_whole33::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_shifted_v39::Float16 = zero(Float16)  # softmax.py:175
+    local tk_v_shifted_ret40::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_no_stash_i41::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_no_stash_ret42::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_shifted_v43::Float16 = zero(Float16)  # softmax.py:175
+    local tk_v_shifted_ret44::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_no_stash_i45::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_no_stash_ret46::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_lane_tree_s48::Int32 = zero(Int32)  # softmax.py:175
+    local tk_v_lane_tree_i47::Int32 = zero(Int32)  # softmax.py:175
+    local tk_v_lane_tree_ret49::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_lane_sum_ret34::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_lane_exp_sum_f32_ret26::Float32 = zero(Float32)  # softmax.py:175
+    local s::Float32 = zero(Float32)  # softmax.py:175
+    local ls::Float32 = zero(Float32)  # softmax.py:175
+    local c::Int32 = zero(Int32)  # softmax.py:175
+    local tk_v_shifted_v50::Float16 = zero(Float16)  # softmax.py:175
+    local tk_v_shifted_ret51::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_inv::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_recompute_i52::Int32 = zero(Int32)  # softmax.py:175
+    local tk_v_shifted_v54::Float16 = zero(Float16)  # softmax.py:175
+    local tk_v_shifted_ret55::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_recompute_ret53::Float32 = zero(Float32)  # softmax.py:175
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:175
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:175
+    local tk_v_cse3::Int32 = zero(Int32)  # softmax.py:175
+    local tk_v_cse4::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_cse5::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_cse6::Int64 = zero(Int64)  # softmax.py:175
+    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:175
+    local tk_v_cse8::Int32 = zero(Int32)  # softmax.py:175
+    if tk_t < tk_n  # softmax.py:175
+        r = tk_t % Int32  # softmax.py:176
+        base = r * n  # softmax.py:177
         tk_v_row_fold_f32_p2 = Int32(0)  # _rowsum.py:101
         KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:41
             tk_v_first_ret9 = x[(base % Int64) + 1]  # _rowsum.py:66
@@ -2287,100 +2449,100 @@ TackRuntime.tk_workgroupsize(::typeof(tk__online_f4458cd7)) = 256  # softmax.py:
         tk_v_fold_lanes_ret8 = tk_v_larger_ret24  # _rowsum.py:56
         tk_v_row_fold_f32_ret4 = tk_v_fold_lanes_ret8  # _rowsum.py:36
         tk_v_row_max_ret1 = tk_v_row_fold_f32_ret4  # _rowsum.py:101
-        m = tk_v_row_max_ret1  # softmax.py:176
-        tk_v_cse1 = (n + Int32(8)) - Int32(1)  # softmax.py:146
-        tk_v_cse2 = rem(tk_v_cse1, Int32(8))  # softmax.py:146
-        tk_v_cse3 = div(tk_v_cse1, Int32(8))  # softmax.py:146
-        tk_v_lane_sum_live31 = min(ifelse((tk_v_cse2 != Int32(0)) & (tk_v_cse2 < Int32(0)), tk_v_cse3 - Int32(1), tk_v_cse3), Int32(256))  # softmax.py:146
-        if Int64(0) < (max(tk_v_lane_sum_live31, Int32(16)) % Int64)  # softmax.py:147
-            for outer tk_v_lane_sum_j30 in Int64(0):((max(tk_v_lane_sum_live31, Int32(16)) % Int64) - Int64(1))  # softmax.py:147
-                tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_j30 + 1] = 0.0f0  # softmax.py:148
+        m = tk_v_row_max_ret1  # softmax.py:178
+        tk_v_cse1 = (n + Int32(8)) - Int32(1)  # softmax.py:148
+        tk_v_cse2 = rem(tk_v_cse1, Int32(8))  # softmax.py:148
+        tk_v_cse3 = div(tk_v_cse1, Int32(8))  # softmax.py:148
+        tk_v_lane_sum_live31 = min(ifelse((tk_v_cse2 != Int32(0)) & (tk_v_cse2 < Int32(0)), tk_v_cse3 - Int32(1), tk_v_cse3), Int32(256))  # softmax.py:148
+        if Int64(0) < (max(tk_v_lane_sum_live31, Int32(16)) % Int64)  # softmax.py:149
+            for outer tk_v_lane_sum_j30 in Int64(0):((max(tk_v_lane_sum_live31, Int32(16)) % Int64) - Int64(1))  # softmax.py:149
+                tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_j30 + 1] = 0.0f0  # softmax.py:150
             end
         end
-        tk_v_lane_sum_c27 = base % Int64  # softmax.py:149
-        tk_v_lane_sum_end29 = tk_v_lane_sum_c27 + (n % Int64)  # softmax.py:150
-        while (tk_v_lane_sum_c27 + Int64(2048)) <= tk_v_lane_sum_end29  # softmax.py:151
-            for outer tk_v_lane_sum_j30 in Int64(0):Int64(255)  # softmax.py:152
-                KernelAbstractions.Extras.@unroll for outer tk_v_lane_sum_v32 in Int64(0):Int64(7)  # softmax.py:153
-                    tk_v_shifted_v35 = x[((tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32) + 1]  # softmax.py:154
-                    tk_v_shifted_ret36 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v35) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v35) - m)  # softmax.py:60
-                    tk_v_lane_sum_e28 = exp(tk_v_shifted_ret36)  # softmax.py:154
-                    tk_v_no_stash_i37 = (tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32  # softmax.py:155
-                    tk_v_no_stash_ret38 = tk_v_lane_sum_e28  # softmax.py:75
-                    tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:156
+        tk_v_lane_sum_c27 = base % Int64  # softmax.py:151
+        tk_v_lane_sum_end29 = tk_v_lane_sum_c27 + (n % Int64)  # softmax.py:152
+        while (tk_v_lane_sum_c27 + Int64(2048)) <= tk_v_lane_sum_end29  # softmax.py:153
+            for outer tk_v_lane_sum_j30 in Int64(0):Int64(255)  # softmax.py:154
+                KernelAbstractions.Extras.@unroll for outer tk_v_lane_sum_v32 in Int64(0):Int64(7)  # softmax.py:155
+                    tk_v_shifted_v35 = x[((tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32) + 1]  # softmax.py:156
+                    tk_v_shifted_ret36 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v35) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v35) - m)  # softmax.py:62
+                    tk_v_lane_sum_e28 = exp(tk_v_shifted_ret36)  # softmax.py:156
+                    tk_v_no_stash_i37 = (tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32  # softmax.py:157
+                    tk_v_no_stash_ret38 = tk_v_lane_sum_e28  # softmax.py:77
+                    tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:158
                 end
             end
-            tk_v_lane_sum_c27 = tk_v_lane_sum_c27 + Int64(2048)  # softmax.py:157
+            tk_v_lane_sum_c27 = tk_v_lane_sum_c27 + Int64(2048)  # softmax.py:159
         end
-        tk_v_cse4 = tk_v_lane_sum_end29 - tk_v_lane_sum_c27  # softmax.py:158
-        tk_v_cse5 = rem(tk_v_cse4, Int64(8))  # softmax.py:158
-        tk_v_cse6 = div(tk_v_cse4, Int64(8))  # softmax.py:158
-        tk_v_lane_sum_whole33 = ifelse((tk_v_cse5 != Int64(0)) & (tk_v_cse5 < Int64(0)), tk_v_cse6 - Int64(1), tk_v_cse6)  # softmax.py:158
-        if Int64(0) < tk_v_lane_sum_whole33  # softmax.py:159
-            for outer tk_v_lane_sum_j30 in Int64(0):(tk_v_lane_sum_whole33 - Int64(1))  # softmax.py:159
-                KernelAbstractions.Extras.@unroll for outer tk_v_lane_sum_v32 in Int64(0):Int64(7)  # softmax.py:160
-                    tk_v_shifted_v39 = x[((tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32) + 1]  # softmax.py:161
-                    tk_v_shifted_ret40 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v39) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v39) - m)  # softmax.py:60
-                    tk_v_lane_sum_e28 = exp(tk_v_shifted_ret40)  # softmax.py:161
-                    tk_v_no_stash_i41 = (tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32  # softmax.py:162
-                    tk_v_no_stash_ret42 = tk_v_lane_sum_e28  # softmax.py:75
-                    tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:163
+        tk_v_cse4 = tk_v_lane_sum_end29 - tk_v_lane_sum_c27  # softmax.py:160
+        tk_v_cse5 = rem(tk_v_cse4, Int64(8))  # softmax.py:160
+        tk_v_cse6 = div(tk_v_cse4, Int64(8))  # softmax.py:160
+        tk_v_lane_sum_whole33 = ifelse((tk_v_cse5 != Int64(0)) & (tk_v_cse5 < Int64(0)), tk_v_cse6 - Int64(1), tk_v_cse6)  # softmax.py:160
+        if Int64(0) < tk_v_lane_sum_whole33  # softmax.py:161
+            for outer tk_v_lane_sum_j30 in Int64(0):(tk_v_lane_sum_whole33 - Int64(1))  # softmax.py:161
+                KernelAbstractions.Extras.@unroll for outer tk_v_lane_sum_v32 in Int64(0):Int64(7)  # softmax.py:162
+                    tk_v_shifted_v39 = x[((tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32) + 1]  # softmax.py:163
+                    tk_v_shifted_ret40 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v39) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v39) - m)  # softmax.py:62
+                    tk_v_lane_sum_e28 = exp(tk_v_shifted_ret40)  # softmax.py:163
+                    tk_v_no_stash_i41 = (tk_v_lane_sum_c27 + (tk_v_lane_sum_j30 * Int64(8))) + tk_v_lane_sum_v32  # softmax.py:164
+                    tk_v_no_stash_ret42 = tk_v_lane_sum_e28  # softmax.py:77
+                    tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:165
                 end
             end
         end
-        tk_v_lane_sum_c27 = tk_v_lane_sum_c27 + (tk_v_lane_sum_whole33 * Int64(8))  # softmax.py:164
-        if Int64(0) < (tk_v_lane_sum_end29 - tk_v_lane_sum_c27)  # softmax.py:165
-            for outer tk_v_lane_sum_v32 in Int64(0):((tk_v_lane_sum_end29 - tk_v_lane_sum_c27) - Int64(1))  # softmax.py:165
-                tk_v_shifted_v43 = x[(tk_v_lane_sum_c27 + tk_v_lane_sum_v32) + 1]  # softmax.py:166
-                tk_v_shifted_ret44 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v43) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v43) - m)  # softmax.py:60
-                tk_v_lane_sum_e28 = exp(tk_v_shifted_ret44)  # softmax.py:166
-                tk_v_no_stash_i45 = tk_v_lane_sum_c27 + tk_v_lane_sum_v32  # softmax.py:167
-                tk_v_no_stash_ret46 = tk_v_lane_sum_e28  # softmax.py:75
-                tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_whole33 + 1] = tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_whole33 + 1] + tk_v_lane_sum_e28  # softmax.py:168
+        tk_v_lane_sum_c27 = tk_v_lane_sum_c27 + (tk_v_lane_sum_whole33 * Int64(8))  # softmax.py:166
+        if Int64(0) < (tk_v_lane_sum_end29 - tk_v_lane_sum_c27)  # softmax.py:167
+            for outer tk_v_lane_sum_v32 in Int64(0):((tk_v_lane_sum_end29 - tk_v_lane_sum_c27) - Int64(1))  # softmax.py:167
+                tk_v_shifted_v43 = x[(tk_v_lane_sum_c27 + tk_v_lane_sum_v32) + 1]  # softmax.py:168
+                tk_v_shifted_ret44 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v43) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v43) - m)  # softmax.py:62
+                tk_v_lane_sum_e28 = exp(tk_v_shifted_ret44)  # softmax.py:168
+                tk_v_no_stash_i45 = tk_v_lane_sum_c27 + tk_v_lane_sum_v32  # softmax.py:169
+                tk_v_no_stash_ret46 = tk_v_lane_sum_e28  # softmax.py:77
+                tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_whole33 + 1] = tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_whole33 + 1] + tk_v_lane_sum_e28  # softmax.py:170
             end
         end
-        tk_v_lane_tree_s48 = Int32(128)  # softmax.py:114
-        while tk_v_lane_tree_s48 > Int32(8)  # softmax.py:115
-            if Int32(0) < min(tk_v_lane_tree_s48, tk_v_lane_sum_live31 - tk_v_lane_tree_s48)  # softmax.py:116
-                for outer tk_v_lane_tree_i47 in Int32(0):(min(tk_v_lane_tree_s48, tk_v_lane_sum_live31 - tk_v_lane_tree_s48) - Int32(1))  # softmax.py:116
-                    tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i47 % Int64) + 1] = tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i47 % Int64) + 1] + tk_v_lane_exp_sum_f32_acc25[((tk_v_lane_tree_i47 + tk_v_lane_tree_s48) % Int64) + 1]  # softmax.py:117
+        tk_v_lane_tree_s48 = Int32(128)  # softmax.py:116
+        while tk_v_lane_tree_s48 > Int32(8)  # softmax.py:117
+            if Int32(0) < min(tk_v_lane_tree_s48, tk_v_lane_sum_live31 - tk_v_lane_tree_s48)  # softmax.py:118
+                for outer tk_v_lane_tree_i47 in Int32(0):(min(tk_v_lane_tree_s48, tk_v_lane_sum_live31 - tk_v_lane_tree_s48) - Int32(1))  # softmax.py:118
+                    tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i47 % Int64) + 1] = tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i47 % Int64) + 1] + tk_v_lane_exp_sum_f32_acc25[((tk_v_lane_tree_i47 + tk_v_lane_tree_s48) % Int64) + 1]  # softmax.py:119
                 end
             end
-            tk_v_cse7 = rem(tk_v_lane_tree_s48, Int32(2))  # softmax.py:118
-            tk_v_cse8 = div(tk_v_lane_tree_s48, Int32(2))  # softmax.py:118
-            tk_v_lane_tree_s48 = ifelse((tk_v_cse7 != Int32(0)) & (tk_v_cse7 < Int32(0)), tk_v_cse8 - Int32(1), tk_v_cse8)  # softmax.py:118
+            tk_v_cse7 = rem(tk_v_lane_tree_s48, Int32(2))  # softmax.py:120
+            tk_v_cse8 = div(tk_v_lane_tree_s48, Int32(2))  # softmax.py:120
+            tk_v_lane_tree_s48 = ifelse((tk_v_cse7 != Int32(0)) & (tk_v_cse7 < Int32(0)), tk_v_cse8 - Int32(1), tk_v_cse8)  # softmax.py:120
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i47 in Int32(0):Int32(7)  # softmax.py:119
-            tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i47 % Int64) + 1] = tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i47 % Int64) + 1] + tk_v_lane_exp_sum_f32_acc25[((tk_v_lane_tree_i47 + Int32(8)) % Int64) + 1]  # softmax.py:120
+        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i47 in Int32(0):Int32(7)  # softmax.py:121
+            tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i47 % Int64) + 1] = tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i47 % Int64) + 1] + tk_v_lane_exp_sum_f32_acc25[((tk_v_lane_tree_i47 + Int32(8)) % Int64) + 1]  # softmax.py:122
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i47 in Int32(0):Int32(3)  # softmax.py:121
-            tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i47 % Int64) + 1] = tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i47 % Int64) + 1] + tk_v_lane_exp_sum_f32_acc25[((tk_v_lane_tree_i47 + Int32(4)) % Int64) + 1]  # softmax.py:122
+        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i47 in Int32(0):Int32(3)  # softmax.py:123
+            tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i47 % Int64) + 1] = tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i47 % Int64) + 1] + tk_v_lane_exp_sum_f32_acc25[((tk_v_lane_tree_i47 + Int32(4)) % Int64) + 1]  # softmax.py:124
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i47 in Int32(0):Int32(1)  # softmax.py:123
-            tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i47 % Int64) + 1] = tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i47 % Int64) + 1] + tk_v_lane_exp_sum_f32_acc25[((tk_v_lane_tree_i47 + Int32(2)) % Int64) + 1]  # softmax.py:124
+        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i47 in Int32(0):Int32(1)  # softmax.py:125
+            tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i47 % Int64) + 1] = tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i47 % Int64) + 1] + tk_v_lane_exp_sum_f32_acc25[((tk_v_lane_tree_i47 + Int32(2)) % Int64) + 1]  # softmax.py:126
         end
-        tk_v_lane_tree_ret49 = tk_v_lane_exp_sum_f32_acc25[1] + tk_v_lane_exp_sum_f32_acc25[2]  # softmax.py:125
-        tk_v_lane_sum_ret34 = tk_v_lane_tree_ret49  # softmax.py:169
-        tk_v_lane_exp_sum_f32_ret26 = tk_v_lane_sum_ret34  # softmax.py:141
-        s = tk_v_lane_exp_sum_f32_ret26  # softmax.py:177
-        if want_log != Int32(0)  # softmax.py:178
-            ls = tk_log(s)  # softmax.py:179
-            if Int32(0) < n  # softmax.py:180
-                for outer c in Int32(0):(n - Int32(1))  # softmax.py:180
-                    tk_v_shifted_v50 = x[((base + c) % Int64) + 1]  # softmax.py:181
-                    tk_v_shifted_ret51 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v50) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v50) - m)  # softmax.py:60
-                    out[((base + c) % Int64) + 1] = Float16(tk_v_shifted_ret51 - ls)  # softmax.py:181
+        tk_v_lane_tree_ret49 = tk_v_lane_exp_sum_f32_acc25[1] + tk_v_lane_exp_sum_f32_acc25[2]  # softmax.py:127
+        tk_v_lane_sum_ret34 = tk_v_lane_tree_ret49  # softmax.py:171
+        tk_v_lane_exp_sum_f32_ret26 = tk_v_lane_sum_ret34  # softmax.py:143
+        s = tk_v_lane_exp_sum_f32_ret26  # softmax.py:179
+        if want_log != Int32(0)  # softmax.py:180
+            ls = tk_log(s)  # softmax.py:181
+            if Int32(0) < n  # softmax.py:182
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:182
+                    tk_v_shifted_v50 = x[((base + c) % Int64) + 1]  # softmax.py:183
+                    tk_v_shifted_ret51 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v50) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v50) - m)  # softmax.py:62
+                    out[((base + c) % Int64) + 1] = Float16(tk_v_shifted_ret51 - ls)  # softmax.py:183
                 end
             end
         else
-            tk_v_inv = 1.0f0 / s  # softmax.py:183
-            if Int32(0) < n  # softmax.py:184
-                for outer c in Int32(0):(n - Int32(1))  # softmax.py:184
-                    tk_v_recompute_i52 = base + c  # softmax.py:185
-                    tk_v_shifted_v54 = x[(tk_v_recompute_i52 % Int64) + 1]  # softmax.py:86
-                    tk_v_shifted_ret55 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v54) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v54) - m)  # softmax.py:60
-                    tk_v_recompute_ret53 = exp(tk_v_shifted_ret55)  # softmax.py:86
-                    out[((base + c) % Int64) + 1] = Float16(tk_v_recompute_ret53 * tk_v_inv)  # softmax.py:185
+            tk_v_inv = 1.0f0 / s  # softmax.py:185
+            if Int32(0) < n  # softmax.py:186
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:186
+                    tk_v_recompute_i52 = base + c  # softmax.py:187
+                    tk_v_shifted_v54 = x[(tk_v_recompute_i52 % Int64) + 1]  # softmax.py:88
+                    tk_v_shifted_ret55 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v54) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v54) - m)  # softmax.py:62
+                    tk_v_recompute_ret53 = exp(tk_v_shifted_ret55)  # softmax.py:88
+                    out[((base + c) % Int64) + 1] = Float16(tk_v_recompute_ret53 * tk_v_inv)  # softmax.py:187
                 end
             end
         end
@@ -2388,122 +2550,122 @@ TackRuntime.tk_workgroupsize(::typeof(tk__online_f4458cd7)) = 256  # softmax.py:
 end
 
 # Tack kernel `_columns`, specialization (x: f16[?], out: f16[?], columns: i32, n: i32, inner: i32, want_log: i32)
-@kernel function tk__columns_e4e28f38(x::AbstractVector{Float16}, out::AbstractVector{Float16}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:206
-    tk_gi = @index(Global, Linear)  # softmax.py:206
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:206
-    local t::Int32 = zero(Int32)  # softmax.py:206
-    local base::Int32 = zero(Int32)  # softmax.py:206
-    local m::Float32 = zero(Float32)  # softmax.py:206
-    local c::Int32 = zero(Int32)  # softmax.py:206
-    local s::Float32 = zero(Float32)  # softmax.py:206
-    local tk_v_shifted_v1::Float16 = zero(Float16)  # softmax.py:206
-    local tk_v_shifted_ret2::Float32 = zero(Float32)  # softmax.py:206
-    local ls::Float32 = zero(Float32)  # softmax.py:206
-    local tk_v_shifted_v3::Float16 = zero(Float16)  # softmax.py:206
-    local tk_v_shifted_ret4::Float32 = zero(Float32)  # softmax.py:206
-    local v::Float32 = zero(Float32)  # softmax.py:206
-    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:206
-    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:206
-    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:206
-    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:206
-    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:206
-    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:206
-    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:206
-    if tk_t < tk_n  # softmax.py:206
-        t = tk_t % Int32  # softmax.py:207
-        tk_v_cse1 = inner == Int32(-1)  # softmax.py:208
-        tk_v_cse2 = inner == Int32(0)  # softmax.py:208
-        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:208
-        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:208
-        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:208
-        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:208
-        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:208
-        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:208
-        m = -Inf32  # softmax.py:209
-        if Int32(0) < n  # softmax.py:210
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:210
-                m = tk_maxnum(m, Float32(x[((base + (c * inner)) % Int64) + 1]))  # softmax.py:211
+@kernel function tk__columns_b24d99be(x::AbstractVector{Float16}, out::AbstractVector{Float16}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:208
+    tk_gi = @index(Global, Linear)  # softmax.py:208
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:208
+    local t::Int32 = zero(Int32)  # softmax.py:208
+    local base::Int32 = zero(Int32)  # softmax.py:208
+    local m::Float32 = zero(Float32)  # softmax.py:208
+    local c::Int32 = zero(Int32)  # softmax.py:208
+    local s::Float32 = zero(Float32)  # softmax.py:208
+    local tk_v_shifted_v1::Float16 = zero(Float16)  # softmax.py:208
+    local tk_v_shifted_ret2::Float32 = zero(Float32)  # softmax.py:208
+    local ls::Float32 = zero(Float32)  # softmax.py:208
+    local tk_v_shifted_v3::Float16 = zero(Float16)  # softmax.py:208
+    local tk_v_shifted_ret4::Float32 = zero(Float32)  # softmax.py:208
+    local v::Float32 = zero(Float32)  # softmax.py:208
+    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:208
+    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:208
+    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:208
+    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:208
+    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:208
+    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:208
+    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:208
+    if tk_t < tk_n  # softmax.py:208
+        t = tk_t % Int32  # softmax.py:209
+        tk_v_cse1 = inner == Int32(-1)  # softmax.py:210
+        tk_v_cse2 = inner == Int32(0)  # softmax.py:210
+        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:210
+        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:210
+        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:210
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:210
+        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:210
+        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:210
+        m = -Inf32  # softmax.py:211
+        if Int32(0) < n  # softmax.py:212
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:212
+                m = tk_maxnum(m, Float32(x[((base + (c * inner)) % Int64) + 1]))  # softmax.py:213
             end
         end
-        s = 0.0f0  # softmax.py:212
-        if Int32(0) < n  # softmax.py:213
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:213
-                tk_v_shifted_v1 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:214
-                tk_v_shifted_ret2 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v1) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v1) - m)  # softmax.py:60
-                s = s + exp(tk_v_shifted_ret2)  # softmax.py:214
+        s = 0.0f0  # softmax.py:214
+        if Int32(0) < n  # softmax.py:215
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:215
+                tk_v_shifted_v1 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:216
+                tk_v_shifted_ret2 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v1) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v1) - m)  # softmax.py:62
+                s = s + exp(tk_v_shifted_ret2)  # softmax.py:216
             end
         end
-        ls = tk_log(s)  # softmax.py:215
-        if Int32(0) < n  # softmax.py:216
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:216
-                tk_v_shifted_v3 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:217
-                tk_v_shifted_ret4 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v3) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v3) - m)  # softmax.py:60
-                v = tk_v_shifted_ret4 - ls  # softmax.py:217
-                out[((base + (c * inner)) % Int64) + 1] = Float16((want_log != Int32(0)) ? v : exp(v))  # softmax.py:218
+        ls = tk_log(s)  # softmax.py:217
+        if Int32(0) < n  # softmax.py:218
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:218
+                tk_v_shifted_v3 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:219
+                tk_v_shifted_ret4 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v3) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v3) - m)  # softmax.py:62
+                v = tk_v_shifted_ret4 - ls  # softmax.py:219
+                out[((base + (c * inner)) % Int64) + 1] = Float16((want_log != Int32(0)) ? v : exp(v))  # softmax.py:220
             end
         end
     end
 end
 
 # Tack kernel `softmax_cached`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_a1fc98e7(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:230
-    tk_gi = @index(Global, Linear)  # softmax.py:230
-    tk_li = @index(Local, Linear)  # softmax.py:230
-    vals = @private Float16 (8,)  # softmax.py:230
-    tk_v_group_reduce_f32_smem7 = @localmem Float32 (256,)  # softmax.py:230
-    tk_v_group_reduce_f32_smem19 = @localmem Float32 (256,)  # softmax.py:230
-    tk_u = @localmem Bool (2,)  # softmax.py:230
-    lane = @private Int32 (1,)  # softmax.py:230
-    base = @private Int32 (1,)  # softmax.py:230
-    m = @private Float32 (1,)  # softmax.py:230
-    k = @private Int32 (1,)  # softmax.py:230
-    c = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_result9 = @private Float32 (1,)  # softmax.py:230
-    s = @private Float32 (1,)  # softmax.py:230
-    tk_v_group_tree_tid23 = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_stride22 = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_result21 = @private Float32 (1,)  # softmax.py:230
-    local t::Int32 = zero(Int32)  # softmax.py:230
-    local r::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:230
-    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:230
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:230
-    local tk_f2::Int32 = zero(Int32)  # softmax.py:230
-    lane[1] = Int32(0)  # softmax.py:230
-    base[1] = Int32(0)  # softmax.py:230
-    m[1] = 0.0f0  # softmax.py:230
-    k[1] = Int32(0)  # softmax.py:230
-    c[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_result9[1] = 0.0f0  # softmax.py:230
-    s[1] = 0.0f0  # softmax.py:230
-    tk_v_group_tree_tid23[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_stride22[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_result21[1] = 0.0f0  # softmax.py:230
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:231
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:232
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:232
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:232
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:233
-    tk_v_row_start_ret1 = r * n  # softmax.py:92
-    base[1] = tk_v_row_start_ret1  # softmax.py:234
-    m[1] = -Inf32  # softmax.py:236
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:237
-        k[1] = tk_f1  # softmax.py:237
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:238
-        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:239
-        tk_v_take_at3 = base[1] + c[1]  # softmax.py:239
-        tk_v_take_left4 = n - c[1]  # softmax.py:239
-        tk_v_take_fill5 = -Inf32  # softmax.py:239
+@kernel function tk_softmax_cached_8b02d1ac(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:232
+    tk_gi = @index(Global, Linear)  # softmax.py:232
+    tk_li = @index(Local, Linear)  # softmax.py:232
+    vals = @private Float16 (8,)  # softmax.py:232
+    tk_v_group_reduce_f32_smem7 = @localmem Float32 (256,)  # softmax.py:232
+    tk_v_group_reduce_f32_smem19 = @localmem Float32 (256,)  # softmax.py:232
+    tk_u = @localmem Bool (2,)  # softmax.py:232
+    lane = @private Int32 (1,)  # softmax.py:232
+    base = @private Int32 (1,)  # softmax.py:232
+    m = @private Float32 (1,)  # softmax.py:232
+    k = @private Int32 (1,)  # softmax.py:232
+    c = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_result9 = @private Float32 (1,)  # softmax.py:232
+    s = @private Float32 (1,)  # softmax.py:232
+    tk_v_group_tree_tid23 = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_stride22 = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_result21 = @private Float32 (1,)  # softmax.py:232
+    local t::Int32 = zero(Int32)  # softmax.py:232
+    local r::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:232
+    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:232
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:232
+    local tk_f2::Int32 = zero(Int32)  # softmax.py:232
+    lane[1] = Int32(0)  # softmax.py:232
+    base[1] = Int32(0)  # softmax.py:232
+    m[1] = 0.0f0  # softmax.py:232
+    k[1] = Int32(0)  # softmax.py:232
+    c[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_result9[1] = 0.0f0  # softmax.py:232
+    s[1] = 0.0f0  # softmax.py:232
+    tk_v_group_tree_tid23[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_stride22[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_result21[1] = 0.0f0  # softmax.py:232
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:233
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:234
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:234
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:234
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:235
+    tk_v_row_start_ret1 = r * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # softmax.py:236
+    m[1] = -Inf32  # softmax.py:238
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:239
+        k[1] = tk_f1  # softmax.py:239
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:240
+        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:241
+        tk_v_take_at3 = base[1] + c[1]  # softmax.py:241
+        tk_v_take_left4 = n - c[1]  # softmax.py:241
+        tk_v_take_fill5 = -Inf32  # softmax.py:241
         if tk_v_take_left4 >= Int32(8)  # _steps.py:22
             KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                 vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -2514,9 +2676,9 @@ end
             end
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:240
-        k[1] = tk_f2  # softmax.py:240
-        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:241
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:242
+        k[1] = tk_f2  # softmax.py:242
+        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:243
     end
     tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -2554,16 +2716,16 @@ end
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret8 = tk_v_group_tree_ret12  # reductions.py:46
-    m[1] = tk_v_group_reduce_f32_ret8  # softmax.py:242
-    s[1] = 0.0f0  # softmax.py:243
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:244
-        k[1] = tk_f3  # softmax.py:244
-        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:245
-        tk_v_shifted_ret17 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v16) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v16) - m[1])  # softmax.py:60
-        e = exp(tk_v_shifted_ret17)  # softmax.py:245
-        s[1] = s[1] + e  # softmax.py:246
-        if !(want_log != Int32(0))  # softmax.py:247
-            tk_v_no_stash_ret18 = e  # softmax.py:75
+    m[1] = tk_v_group_reduce_f32_ret8  # softmax.py:244
+    s[1] = 0.0f0  # softmax.py:245
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:246
+        k[1] = tk_f3  # softmax.py:246
+        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:247
+        tk_v_shifted_ret17 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v16) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v16) - m[1])  # softmax.py:62
+        e = exp(tk_v_shifted_ret17)  # softmax.py:247
+        s[1] = s[1] + e  # softmax.py:248
+        if !(want_log != Int32(0))  # softmax.py:249
+            tk_v_no_stash_ret18 = e  # softmax.py:77
         end
     end
     tk_v_group_tree_tid23[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -2612,28 +2774,28 @@ end
     local tk_f5::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret24 = tk_v_group_tree_result21[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret20 = tk_v_group_tree_ret24  # reductions.py:46
-    s[1] = tk_v_group_reduce_f32_ret20  # softmax.py:249
-    ls = tk_log(s[1])  # softmax.py:250
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:251
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(7)  # softmax.py:252
-        k[1] = tk_f4  # softmax.py:252
-        if want_log != Int32(0)  # softmax.py:253
-            tk_v_shifted_v28 = vals[(k[1] % Int64) + 1]  # softmax.py:254
-            tk_v_shifted_ret29 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v28) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v28) - m[1])  # softmax.py:60
-            vals[(k[1] % Int64) + 1] = Float16(tk_v_shifted_ret29 - ls)  # softmax.py:254
+    s[1] = tk_v_group_reduce_f32_ret20  # softmax.py:251
+    ls = tk_log(s[1])  # softmax.py:252
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:253
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(7)  # softmax.py:254
+        k[1] = tk_f4  # softmax.py:254
+        if want_log != Int32(0)  # softmax.py:255
+            tk_v_shifted_v28 = vals[(k[1] % Int64) + 1]  # softmax.py:256
+            tk_v_shifted_ret29 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v28) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v28) - m[1])  # softmax.py:62
+            vals[(k[1] % Int64) + 1] = Float16(tk_v_shifted_ret29 - ls)  # softmax.py:256
         else
-            tk_v_shifted_v31 = vals[(k[1] % Int64) + 1]  # softmax.py:86
-            tk_v_shifted_ret32 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v31) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v31) - m[1])  # softmax.py:60
-            tk_v_recompute_ret30 = exp(tk_v_shifted_ret32)  # softmax.py:86
-            vals[(k[1] % Int64) + 1] = Float16(tk_v_recompute_ret30 * tk_v_inv)  # softmax.py:256
+            tk_v_shifted_v31 = vals[(k[1] % Int64) + 1]  # softmax.py:88
+            tk_v_shifted_ret32 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v31) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v31) - m[1])  # softmax.py:62
+            tk_v_recompute_ret30 = exp(tk_v_shifted_ret32)  # softmax.py:88
+            vals[(k[1] % Int64) + 1] = Float16(tk_v_recompute_ret30 * tk_v_inv)  # softmax.py:258
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(0)  # softmax.py:257
-        k[1] = tk_f5  # softmax.py:257
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:258
-        tk_v_put_at33 = base[1] + c[1]  # softmax.py:259
-        tk_v_put_left34 = n - c[1]  # softmax.py:259
-        tk_v_put_i35 = k[1] * Int32(8)  # softmax.py:259
+    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(0)  # softmax.py:259
+        k[1] = tk_f5  # softmax.py:259
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:260
+        tk_v_put_at33 = base[1] + c[1]  # softmax.py:261
+        tk_v_put_left34 = n - c[1]  # softmax.py:261
+        tk_v_put_i35 = k[1] * Int32(8)  # softmax.py:261
         if tk_v_put_left34 >= Int32(8)  # _steps.py:33
             KernelAbstractions.Extras.@unroll for outer tk_v_put_v36 in Int32(0):Int32(7)  # _steps.py:34
                 out[((tk_v_put_at33 + tk_v_put_v36) % Int64) + 1] = vals[((tk_v_put_i35 + tk_v_put_v36) % Int64) + 1]  # _steps.py:35
@@ -2651,67 +2813,67 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_a1fc98e7)) = 256  # softmax.py:230
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_8b02d1ac)) = 256  # softmax.py:232
 
 # Tack kernel `softmax_cached`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_951675f5(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:230
-    tk_gi = @index(Global, Linear)  # softmax.py:230
-    tk_li = @index(Local, Linear)  # softmax.py:230
-    vals = @private Float16 (16,)  # softmax.py:230
-    tk_v_group_reduce_f32_smem7 = @localmem Float32 (256,)  # softmax.py:230
-    tk_v_group_reduce_f32_smem19 = @localmem Float32 (256,)  # softmax.py:230
-    tk_u = @localmem Bool (2,)  # softmax.py:230
-    lane = @private Int32 (1,)  # softmax.py:230
-    base = @private Int32 (1,)  # softmax.py:230
-    m = @private Float32 (1,)  # softmax.py:230
-    k = @private Int32 (1,)  # softmax.py:230
-    c = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_result9 = @private Float32 (1,)  # softmax.py:230
-    s = @private Float32 (1,)  # softmax.py:230
-    tk_v_group_tree_tid23 = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_stride22 = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_result21 = @private Float32 (1,)  # softmax.py:230
-    local t::Int32 = zero(Int32)  # softmax.py:230
-    local r::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:230
-    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:230
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:230
-    local tk_f2::Int32 = zero(Int32)  # softmax.py:230
-    lane[1] = Int32(0)  # softmax.py:230
-    base[1] = Int32(0)  # softmax.py:230
-    m[1] = 0.0f0  # softmax.py:230
-    k[1] = Int32(0)  # softmax.py:230
-    c[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_result9[1] = 0.0f0  # softmax.py:230
-    s[1] = 0.0f0  # softmax.py:230
-    tk_v_group_tree_tid23[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_stride22[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_result21[1] = 0.0f0  # softmax.py:230
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:231
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:232
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:232
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:232
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:233
-    tk_v_row_start_ret1 = r * n  # softmax.py:92
-    base[1] = tk_v_row_start_ret1  # softmax.py:234
-    m[1] = -Inf32  # softmax.py:236
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:237
-        k[1] = tk_f1  # softmax.py:237
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:238
-        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:239
-        tk_v_take_at3 = base[1] + c[1]  # softmax.py:239
-        tk_v_take_left4 = n - c[1]  # softmax.py:239
-        tk_v_take_fill5 = -Inf32  # softmax.py:239
+@kernel function tk_softmax_cached_041b6ea6(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:232
+    tk_gi = @index(Global, Linear)  # softmax.py:232
+    tk_li = @index(Local, Linear)  # softmax.py:232
+    vals = @private Float16 (16,)  # softmax.py:232
+    tk_v_group_reduce_f32_smem7 = @localmem Float32 (256,)  # softmax.py:232
+    tk_v_group_reduce_f32_smem19 = @localmem Float32 (256,)  # softmax.py:232
+    tk_u = @localmem Bool (2,)  # softmax.py:232
+    lane = @private Int32 (1,)  # softmax.py:232
+    base = @private Int32 (1,)  # softmax.py:232
+    m = @private Float32 (1,)  # softmax.py:232
+    k = @private Int32 (1,)  # softmax.py:232
+    c = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_result9 = @private Float32 (1,)  # softmax.py:232
+    s = @private Float32 (1,)  # softmax.py:232
+    tk_v_group_tree_tid23 = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_stride22 = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_result21 = @private Float32 (1,)  # softmax.py:232
+    local t::Int32 = zero(Int32)  # softmax.py:232
+    local r::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:232
+    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:232
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:232
+    local tk_f2::Int32 = zero(Int32)  # softmax.py:232
+    lane[1] = Int32(0)  # softmax.py:232
+    base[1] = Int32(0)  # softmax.py:232
+    m[1] = 0.0f0  # softmax.py:232
+    k[1] = Int32(0)  # softmax.py:232
+    c[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_result9[1] = 0.0f0  # softmax.py:232
+    s[1] = 0.0f0  # softmax.py:232
+    tk_v_group_tree_tid23[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_stride22[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_result21[1] = 0.0f0  # softmax.py:232
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:233
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:234
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:234
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:234
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:235
+    tk_v_row_start_ret1 = r * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # softmax.py:236
+    m[1] = -Inf32  # softmax.py:238
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:239
+        k[1] = tk_f1  # softmax.py:239
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:240
+        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:241
+        tk_v_take_at3 = base[1] + c[1]  # softmax.py:241
+        tk_v_take_left4 = n - c[1]  # softmax.py:241
+        tk_v_take_fill5 = -Inf32  # softmax.py:241
         if tk_v_take_left4 >= Int32(8)  # _steps.py:22
             KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                 vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -2722,9 +2884,9 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_a1fc98e7)) = 256  # soft
             end
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:240
-        k[1] = tk_f2  # softmax.py:240
-        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:241
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:242
+        k[1] = tk_f2  # softmax.py:242
+        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:243
     end
     tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -2762,16 +2924,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_a1fc98e7)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret8 = tk_v_group_tree_ret12  # reductions.py:46
-    m[1] = tk_v_group_reduce_f32_ret8  # softmax.py:242
-    s[1] = 0.0f0  # softmax.py:243
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:244
-        k[1] = tk_f3  # softmax.py:244
-        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:245
-        tk_v_shifted_ret17 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v16) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v16) - m[1])  # softmax.py:60
-        e = exp(tk_v_shifted_ret17)  # softmax.py:245
-        s[1] = s[1] + e  # softmax.py:246
-        if !(want_log != Int32(0))  # softmax.py:247
-            tk_v_no_stash_ret18 = e  # softmax.py:75
+    m[1] = tk_v_group_reduce_f32_ret8  # softmax.py:244
+    s[1] = 0.0f0  # softmax.py:245
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:246
+        k[1] = tk_f3  # softmax.py:246
+        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:247
+        tk_v_shifted_ret17 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v16) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v16) - m[1])  # softmax.py:62
+        e = exp(tk_v_shifted_ret17)  # softmax.py:247
+        s[1] = s[1] + e  # softmax.py:248
+        if !(want_log != Int32(0))  # softmax.py:249
+            tk_v_no_stash_ret18 = e  # softmax.py:77
         end
     end
     tk_v_group_tree_tid23[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -2820,28 +2982,28 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_a1fc98e7)) = 256  # soft
     local tk_f5::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret24 = tk_v_group_tree_result21[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret20 = tk_v_group_tree_ret24  # reductions.py:46
-    s[1] = tk_v_group_reduce_f32_ret20  # softmax.py:249
-    ls = tk_log(s[1])  # softmax.py:250
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:251
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(15)  # softmax.py:252
-        k[1] = tk_f4  # softmax.py:252
-        if want_log != Int32(0)  # softmax.py:253
-            tk_v_shifted_v28 = vals[(k[1] % Int64) + 1]  # softmax.py:254
-            tk_v_shifted_ret29 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v28) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v28) - m[1])  # softmax.py:60
-            vals[(k[1] % Int64) + 1] = Float16(tk_v_shifted_ret29 - ls)  # softmax.py:254
+    s[1] = tk_v_group_reduce_f32_ret20  # softmax.py:251
+    ls = tk_log(s[1])  # softmax.py:252
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:253
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(15)  # softmax.py:254
+        k[1] = tk_f4  # softmax.py:254
+        if want_log != Int32(0)  # softmax.py:255
+            tk_v_shifted_v28 = vals[(k[1] % Int64) + 1]  # softmax.py:256
+            tk_v_shifted_ret29 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v28) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v28) - m[1])  # softmax.py:62
+            vals[(k[1] % Int64) + 1] = Float16(tk_v_shifted_ret29 - ls)  # softmax.py:256
         else
-            tk_v_shifted_v31 = vals[(k[1] % Int64) + 1]  # softmax.py:86
-            tk_v_shifted_ret32 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v31) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v31) - m[1])  # softmax.py:60
-            tk_v_recompute_ret30 = exp(tk_v_shifted_ret32)  # softmax.py:86
-            vals[(k[1] % Int64) + 1] = Float16(tk_v_recompute_ret30 * tk_v_inv)  # softmax.py:256
+            tk_v_shifted_v31 = vals[(k[1] % Int64) + 1]  # softmax.py:88
+            tk_v_shifted_ret32 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v31) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v31) - m[1])  # softmax.py:62
+            tk_v_recompute_ret30 = exp(tk_v_shifted_ret32)  # softmax.py:88
+            vals[(k[1] % Int64) + 1] = Float16(tk_v_recompute_ret30 * tk_v_inv)  # softmax.py:258
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(1)  # softmax.py:257
-        k[1] = tk_f5  # softmax.py:257
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:258
-        tk_v_put_at33 = base[1] + c[1]  # softmax.py:259
-        tk_v_put_left34 = n - c[1]  # softmax.py:259
-        tk_v_put_i35 = k[1] * Int32(8)  # softmax.py:259
+    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(1)  # softmax.py:259
+        k[1] = tk_f5  # softmax.py:259
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:260
+        tk_v_put_at33 = base[1] + c[1]  # softmax.py:261
+        tk_v_put_left34 = n - c[1]  # softmax.py:261
+        tk_v_put_i35 = k[1] * Int32(8)  # softmax.py:261
         if tk_v_put_left34 >= Int32(8)  # _steps.py:33
             KernelAbstractions.Extras.@unroll for outer tk_v_put_v36 in Int32(0):Int32(7)  # _steps.py:34
                 out[((tk_v_put_at33 + tk_v_put_v36) % Int64) + 1] = vals[((tk_v_put_i35 + tk_v_put_v36) % Int64) + 1]  # _steps.py:35
@@ -2859,67 +3021,67 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_a1fc98e7)) = 256  # soft
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_951675f5)) = 256  # softmax.py:230
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_041b6ea6)) = 256  # softmax.py:232
 
 # Tack kernel `softmax_cached`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_70166252(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:230
-    tk_gi = @index(Global, Linear)  # softmax.py:230
-    tk_li = @index(Local, Linear)  # softmax.py:230
-    vals = @private Float16 (32,)  # softmax.py:230
-    tk_v_group_reduce_f32_smem7 = @localmem Float32 (256,)  # softmax.py:230
-    tk_v_group_reduce_f32_smem19 = @localmem Float32 (256,)  # softmax.py:230
-    tk_u = @localmem Bool (2,)  # softmax.py:230
-    lane = @private Int32 (1,)  # softmax.py:230
-    base = @private Int32 (1,)  # softmax.py:230
-    m = @private Float32 (1,)  # softmax.py:230
-    k = @private Int32 (1,)  # softmax.py:230
-    c = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_result9 = @private Float32 (1,)  # softmax.py:230
-    s = @private Float32 (1,)  # softmax.py:230
-    tk_v_group_tree_tid23 = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_stride22 = @private Int32 (1,)  # softmax.py:230
-    tk_v_group_tree_result21 = @private Float32 (1,)  # softmax.py:230
-    local t::Int32 = zero(Int32)  # softmax.py:230
-    local r::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:230
-    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:230
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:230
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:230
-    local tk_f2::Int32 = zero(Int32)  # softmax.py:230
-    lane[1] = Int32(0)  # softmax.py:230
-    base[1] = Int32(0)  # softmax.py:230
-    m[1] = 0.0f0  # softmax.py:230
-    k[1] = Int32(0)  # softmax.py:230
-    c[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_result9[1] = 0.0f0  # softmax.py:230
-    s[1] = 0.0f0  # softmax.py:230
-    tk_v_group_tree_tid23[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_stride22[1] = Int32(0)  # softmax.py:230
-    tk_v_group_tree_result21[1] = 0.0f0  # softmax.py:230
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:231
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:232
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:232
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:232
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:233
-    tk_v_row_start_ret1 = r * n  # softmax.py:92
-    base[1] = tk_v_row_start_ret1  # softmax.py:234
-    m[1] = -Inf32  # softmax.py:236
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:237
-        k[1] = tk_f1  # softmax.py:237
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:238
-        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:239
-        tk_v_take_at3 = base[1] + c[1]  # softmax.py:239
-        tk_v_take_left4 = n - c[1]  # softmax.py:239
-        tk_v_take_fill5 = -Inf32  # softmax.py:239
+@kernel function tk_softmax_cached_fd85b99b(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:232
+    tk_gi = @index(Global, Linear)  # softmax.py:232
+    tk_li = @index(Local, Linear)  # softmax.py:232
+    vals = @private Float16 (32,)  # softmax.py:232
+    tk_v_group_reduce_f32_smem7 = @localmem Float32 (256,)  # softmax.py:232
+    tk_v_group_reduce_f32_smem19 = @localmem Float32 (256,)  # softmax.py:232
+    tk_u = @localmem Bool (2,)  # softmax.py:232
+    lane = @private Int32 (1,)  # softmax.py:232
+    base = @private Int32 (1,)  # softmax.py:232
+    m = @private Float32 (1,)  # softmax.py:232
+    k = @private Int32 (1,)  # softmax.py:232
+    c = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_result9 = @private Float32 (1,)  # softmax.py:232
+    s = @private Float32 (1,)  # softmax.py:232
+    tk_v_group_tree_tid23 = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_stride22 = @private Int32 (1,)  # softmax.py:232
+    tk_v_group_tree_result21 = @private Float32 (1,)  # softmax.py:232
+    local t::Int32 = zero(Int32)  # softmax.py:232
+    local r::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:232
+    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:232
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:232
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:232
+    local tk_f2::Int32 = zero(Int32)  # softmax.py:232
+    lane[1] = Int32(0)  # softmax.py:232
+    base[1] = Int32(0)  # softmax.py:232
+    m[1] = 0.0f0  # softmax.py:232
+    k[1] = Int32(0)  # softmax.py:232
+    c[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_result9[1] = 0.0f0  # softmax.py:232
+    s[1] = 0.0f0  # softmax.py:232
+    tk_v_group_tree_tid23[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_stride22[1] = Int32(0)  # softmax.py:232
+    tk_v_group_tree_result21[1] = 0.0f0  # softmax.py:232
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:233
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:234
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:234
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:234
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:235
+    tk_v_row_start_ret1 = r * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # softmax.py:236
+    m[1] = -Inf32  # softmax.py:238
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:239
+        k[1] = tk_f1  # softmax.py:239
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:240
+        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:241
+        tk_v_take_at3 = base[1] + c[1]  # softmax.py:241
+        tk_v_take_left4 = n - c[1]  # softmax.py:241
+        tk_v_take_fill5 = -Inf32  # softmax.py:241
         if tk_v_take_left4 >= Int32(8)  # _steps.py:22
             KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                 vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -2930,9 +3092,9 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_951675f5)) = 256  # soft
             end
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:240
-        k[1] = tk_f2  # softmax.py:240
-        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:241
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:242
+        k[1] = tk_f2  # softmax.py:242
+        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:243
     end
     tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -2970,16 +3132,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_951675f5)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret8 = tk_v_group_tree_ret12  # reductions.py:46
-    m[1] = tk_v_group_reduce_f32_ret8  # softmax.py:242
-    s[1] = 0.0f0  # softmax.py:243
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:244
-        k[1] = tk_f3  # softmax.py:244
-        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:245
-        tk_v_shifted_ret17 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v16) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v16) - m[1])  # softmax.py:60
-        e = exp(tk_v_shifted_ret17)  # softmax.py:245
-        s[1] = s[1] + e  # softmax.py:246
-        if !(want_log != Int32(0))  # softmax.py:247
-            tk_v_no_stash_ret18 = e  # softmax.py:75
+    m[1] = tk_v_group_reduce_f32_ret8  # softmax.py:244
+    s[1] = 0.0f0  # softmax.py:245
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:246
+        k[1] = tk_f3  # softmax.py:246
+        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:247
+        tk_v_shifted_ret17 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v16) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v16) - m[1])  # softmax.py:62
+        e = exp(tk_v_shifted_ret17)  # softmax.py:247
+        s[1] = s[1] + e  # softmax.py:248
+        if !(want_log != Int32(0))  # softmax.py:249
+            tk_v_no_stash_ret18 = e  # softmax.py:77
         end
     end
     tk_v_group_tree_tid23[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -3028,28 +3190,28 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_951675f5)) = 256  # soft
     local tk_f5::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret24 = tk_v_group_tree_result21[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret20 = tk_v_group_tree_ret24  # reductions.py:46
-    s[1] = tk_v_group_reduce_f32_ret20  # softmax.py:249
-    ls = tk_log(s[1])  # softmax.py:250
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:251
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(31)  # softmax.py:252
-        k[1] = tk_f4  # softmax.py:252
-        if want_log != Int32(0)  # softmax.py:253
-            tk_v_shifted_v28 = vals[(k[1] % Int64) + 1]  # softmax.py:254
-            tk_v_shifted_ret29 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v28) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v28) - m[1])  # softmax.py:60
-            vals[(k[1] % Int64) + 1] = Float16(tk_v_shifted_ret29 - ls)  # softmax.py:254
+    s[1] = tk_v_group_reduce_f32_ret20  # softmax.py:251
+    ls = tk_log(s[1])  # softmax.py:252
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:253
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(31)  # softmax.py:254
+        k[1] = tk_f4  # softmax.py:254
+        if want_log != Int32(0)  # softmax.py:255
+            tk_v_shifted_v28 = vals[(k[1] % Int64) + 1]  # softmax.py:256
+            tk_v_shifted_ret29 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v28) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v28) - m[1])  # softmax.py:62
+            vals[(k[1] % Int64) + 1] = Float16(tk_v_shifted_ret29 - ls)  # softmax.py:256
         else
-            tk_v_shifted_v31 = vals[(k[1] % Int64) + 1]  # softmax.py:86
-            tk_v_shifted_ret32 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v31) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v31) - m[1])  # softmax.py:60
-            tk_v_recompute_ret30 = exp(tk_v_shifted_ret32)  # softmax.py:86
-            vals[(k[1] % Int64) + 1] = Float16(tk_v_recompute_ret30 * tk_v_inv)  # softmax.py:256
+            tk_v_shifted_v31 = vals[(k[1] % Int64) + 1]  # softmax.py:88
+            tk_v_shifted_ret32 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v31) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v31) - m[1])  # softmax.py:62
+            tk_v_recompute_ret30 = exp(tk_v_shifted_ret32)  # softmax.py:88
+            vals[(k[1] % Int64) + 1] = Float16(tk_v_recompute_ret30 * tk_v_inv)  # softmax.py:258
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(3)  # softmax.py:257
-        k[1] = tk_f5  # softmax.py:257
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:258
-        tk_v_put_at33 = base[1] + c[1]  # softmax.py:259
-        tk_v_put_left34 = n - c[1]  # softmax.py:259
-        tk_v_put_i35 = k[1] * Int32(8)  # softmax.py:259
+    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(3)  # softmax.py:259
+        k[1] = tk_f5  # softmax.py:259
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:260
+        tk_v_put_at33 = base[1] + c[1]  # softmax.py:261
+        tk_v_put_left34 = n - c[1]  # softmax.py:261
+        tk_v_put_i35 = k[1] * Int32(8)  # softmax.py:261
         if tk_v_put_left34 >= Int32(8)  # _steps.py:33
             KernelAbstractions.Extras.@unroll for outer tk_v_put_v36 in Int32(0):Int32(7)  # _steps.py:34
                 out[((tk_v_put_at33 + tk_v_put_v36) % Int64) + 1] = vals[((tk_v_put_i35 + tk_v_put_v36) % Int64) + 1]  # _steps.py:35
@@ -3067,181 +3229,262 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_951675f5)) = 256  # soft
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_70166252)) = 256  # softmax.py:230
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_fd85b99b)) = 256  # softmax.py:232
 
 # Tack kernel `_online`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__online_3ccb695d(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:264
-    tk_gi = @index(Global, Linear)  # softmax.py:264
-    tk_li = @index(Local, Linear)  # softmax.py:264
-    tk_v_group_reduce_f32_smem2 = @localmem Float32 (256,)  # softmax.py:264
-    tk_v_group_reduce_f32_smem13 = @localmem Float32 (256,)  # softmax.py:264
-    tk_u = @localmem Bool (2,)  # softmax.py:264
-    lane = @private Int32 (1,)  # softmax.py:264
-    base = @private Int32 (1,)  # softmax.py:264
-    m = @private Float32 (1,)  # softmax.py:264
-    s = @private Float32 (1,)  # softmax.py:264
-    c = @private Int32 (1,)  # softmax.py:264
-    v = @private Float32 (1,)  # softmax.py:264
-    tk_v_group_tree_tid6 = @private Int32 (1,)  # softmax.py:264
-    tk_v_group_tree_stride5 = @private Int32 (1,)  # softmax.py:264
-    tk_v_group_tree_result4 = @private Float32 (1,)  # softmax.py:264
-    big = @private Float32 (1,)  # softmax.py:264
-    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:264
-    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:264
-    tk_v_group_tree_result15 = @private Float32 (1,)  # softmax.py:264
-    local t::Int32 = zero(Int32)  # softmax.py:264
-    local r::Int32 = zero(Int32)  # softmax.py:264
-    local tk_v_shifted_ret1::Float32 = zero(Float32)  # softmax.py:264
-    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:264
-    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:264
-    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:264
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:264
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:264
-    lane[1] = Int32(0)  # softmax.py:264
-    base[1] = Int32(0)  # softmax.py:264
-    m[1] = 0.0f0  # softmax.py:264
-    s[1] = 0.0f0  # softmax.py:264
-    c[1] = Int32(0)  # softmax.py:264
-    v[1] = 0.0f0  # softmax.py:264
-    tk_v_group_tree_tid6[1] = Int32(0)  # softmax.py:264
-    tk_v_group_tree_stride5[1] = Int32(0)  # softmax.py:264
-    tk_v_group_tree_result4[1] = 0.0f0  # softmax.py:264
-    big[1] = 0.0f0  # softmax.py:264
-    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:264
-    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:264
-    tk_v_group_tree_result15[1] = 0.0f0  # softmax.py:264
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:265
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:266
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:266
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:266
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:267
-    base[1] = r * n  # softmax.py:268
-    m[1] = -Inf32  # softmax.py:269
-    s[1] = 0.0f0  # softmax.py:270
-    tk_v_start3 = lane[1] % Int64  # softmax.py:271
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:271
-    if UInt32(0) < tk_v_trips1  # softmax.py:271
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:271
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # softmax.py:271
-            v[1] = Float32(x[((base[1] + c[1]) % Int64) + 1])  # softmax.py:272
-            if v[1] > m[1]  # softmax.py:273
-                s[1] = s[1] * exp(m[1] - v[1])  # softmax.py:274
-                m[1] = v[1]  # softmax.py:275
+@kernel function tk__online_31b8d320(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:280
+    tk_gi = @index(Global, Linear)  # softmax.py:280
+    tk_li = @index(Local, Linear)  # softmax.py:280
+    vals = @private Float16 (8,)  # softmax.py:280
+    tk_v_group_reduce_f32_smem14 = @localmem Float32 (256,)  # softmax.py:280
+    tk_v_group_reduce_f32_smem25 = @localmem Float32 (256,)  # softmax.py:280
+    tk_u = @localmem Bool (2,)  # softmax.py:280
+    lane = @private Int32 (1,)  # softmax.py:280
+    base = @private Int32 (1,)  # softmax.py:280
+    m = @private Float32 (1,)  # softmax.py:280
+    s = @private Float32 (1,)  # softmax.py:280
+    c = @private Int32 (1,)  # softmax.py:280
+    tk_v_group_tree_tid18 = @private Int32 (1,)  # softmax.py:280
+    tk_v_group_tree_stride17 = @private Int32 (1,)  # softmax.py:280
+    tk_v_group_tree_result16 = @private Float32 (1,)  # softmax.py:280
+    big = @private Float32 (1,)  # softmax.py:280
+    tk_v_group_tree_tid29 = @private Int32 (1,)  # softmax.py:280
+    tk_v_group_tree_stride28 = @private Int32 (1,)  # softmax.py:280
+    tk_v_group_tree_result27 = @private Float32 (1,)  # softmax.py:280
+    local t::Int32 = zero(Int32)  # softmax.py:280
+    local r::Int32 = zero(Int32)  # softmax.py:280
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:280
+    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:280
+    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:280
+    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:280
+    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:280
+    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:280
+    local tk_v_online_step_m7::Float32 = zero(Float32)  # softmax.py:280
+    local tk_v_online_step_s8::Float32 = zero(Float32)  # softmax.py:280
+    local tk_v_online_step_v10::Int32 = zero(Int32)  # softmax.py:280
+    local tk_v_online_step_e9::Float16 = zero(Float16)  # softmax.py:280
+    local tk_v_shifted_ret13::Float32 = zero(Float32)  # softmax.py:280
+    local tk_v_online_step_ret11::Float32 = zero(Float32)  # softmax.py:280
+    local tk_v_online_step_ret12::Float32 = zero(Float32)  # softmax.py:280
+    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:280
+    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:280
+    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:280
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:280
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:280
+    lane[1] = Int32(0)  # softmax.py:280
+    base[1] = Int32(0)  # softmax.py:280
+    m[1] = 0.0f0  # softmax.py:280
+    s[1] = 0.0f0  # softmax.py:280
+    c[1] = Int32(0)  # softmax.py:280
+    tk_v_group_tree_tid18[1] = Int32(0)  # softmax.py:280
+    tk_v_group_tree_stride17[1] = Int32(0)  # softmax.py:280
+    tk_v_group_tree_result16[1] = 0.0f0  # softmax.py:280
+    big[1] = 0.0f0  # softmax.py:280
+    tk_v_group_tree_tid29[1] = Int32(0)  # softmax.py:280
+    tk_v_group_tree_stride28[1] = Int32(0)  # softmax.py:280
+    tk_v_group_tree_result27[1] = 0.0f0  # softmax.py:280
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:281
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:282
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:282
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:282
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:283
+    tk_v_row_start_ret1 = r * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # softmax.py:284
+    m[1] = -Inf32  # softmax.py:286
+    s[1] = 0.0f0  # softmax.py:287
+    tk_v_start3 = (lane[1] * Int32(8)) % Int64  # softmax.py:288
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # softmax.py:288
+    if UInt32(0) < tk_v_trips1  # softmax.py:288
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:288
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(2048))) % Int32  # softmax.py:288
+            tk_v_take_i2 = Int32(0)  # softmax.py:289
+            tk_v_take_at3 = base[1] + c[1]  # softmax.py:289
+            tk_v_take_left4 = n - c[1]  # softmax.py:289
+            tk_v_take_fill5 = 0.0f0  # softmax.py:289
+            if tk_v_take_left4 >= Int32(8)  # _steps.py:22
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
+                    vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
+                end
+            else
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:26
+                    vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : Float16(0.0)  # _steps.py:27
+                end
             end
-            tk_v_shifted_ret1 = ifelse(m[1] == Inf32, ifelse(v[1] == m[1], 0.0f0, -Inf32), v[1] - m[1])  # softmax.py:60
-            s[1] = s[1] + exp(tk_v_shifted_ret1)  # softmax.py:276
+            tk_v_online_step_m7 = m[1]  # softmax.py:290
+            tk_v_online_step_s8 = s[1]  # softmax.py:290
+            KernelAbstractions.Extras.@unroll for outer tk_v_online_step_v10 in Int32(0):Int32(7)  # softmax.py:269
+                if (c[1] + tk_v_online_step_v10) < n  # softmax.py:270
+                    tk_v_online_step_e9 = vals[(tk_v_online_step_v10 % Int64) + 1]  # softmax.py:271
+                    if Float32(tk_v_online_step_e9) > tk_v_online_step_m7  # softmax.py:272
+                        tk_v_online_step_s8 = tk_v_online_step_s8 * exp(tk_v_online_step_m7 - Float32(tk_v_online_step_e9))  # softmax.py:273
+                        tk_v_online_step_m7 = Float32(tk_v_online_step_e9)  # softmax.py:274
+                    end
+                    tk_v_shifted_ret13 = ifelse(tk_v_online_step_m7 == Inf32, ifelse(Float32(tk_v_online_step_e9) == tk_v_online_step_m7, 0.0f0, -Inf32), Float32(tk_v_online_step_e9) - tk_v_online_step_m7)  # softmax.py:62
+                    tk_v_online_step_s8 = tk_v_online_step_s8 + exp(tk_v_shifted_ret13)  # softmax.py:275
+                end
+            end
+            tk_v_online_step_ret11 = tk_v_online_step_m7  # softmax.py:276
+            tk_v_online_step_ret12 = tk_v_online_step_s8  # softmax.py:276
+            m[1] = tk_v_online_step_ret11  # softmax.py:290
+            s[1] = tk_v_online_step_ret12  # softmax.py:290
         end
     end
-    tk_v_group_tree_tid6[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_f32_smem2[(tk_v_group_tree_tid6[1] % Int64) + 1] = m[1]  # reductions.py:20
+    tk_v_group_tree_tid18[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem14[(tk_v_group_tree_tid18[1] % Int64) + 1] = m[1]  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride5[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride5[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride17[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride17[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[1]  # reductions.py:23
-        local tk_v_larger_a8::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_larger_b9::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_larger_ret10::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid6[1] < tk_v_group_tree_stride5[1]  # reductions.py:24
-            tk_v_larger_a8 = tk_v_group_reduce_f32_smem2[(tk_v_group_tree_tid6[1] % Int64) + 1]  # reductions.py:25
-            tk_v_larger_b9 = tk_v_group_reduce_f32_smem2[((tk_v_group_tree_tid6[1] + tk_v_group_tree_stride5[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_larger_ret10 = tk_maxnum(tk_v_larger_a8, tk_v_larger_b9)  # combine.py:51
-            tk_v_group_reduce_f32_smem2[(tk_v_group_tree_tid6[1] % Int64) + 1] = tk_v_larger_ret10  # reductions.py:25
+        local tk_v_larger_a20::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_larger_b21::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_larger_ret22::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid18[1] < tk_v_group_tree_stride17[1]  # reductions.py:24
+            tk_v_larger_a20 = tk_v_group_reduce_f32_smem14[(tk_v_group_tree_tid18[1] % Int64) + 1]  # reductions.py:25
+            tk_v_larger_b21 = tk_v_group_reduce_f32_smem14[((tk_v_group_tree_tid18[1] + tk_v_group_tree_stride17[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_larger_ret22 = tk_maxnum(tk_v_larger_a20, tk_v_larger_b21)  # combine.py:51
+            tk_v_group_reduce_f32_smem14[(tk_v_group_tree_tid18[1] % Int64) + 1] = tk_v_larger_ret22  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride5[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride5[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride5[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride5[1] > Int32(0)  # reductions.py:23
+        tk_v_cse3 = rem(tk_v_group_tree_stride17[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride17[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride17[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride17[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result4[1] = tk_v_group_reduce_f32_smem2[1]  # reductions.py:28
+    tk_v_group_tree_result16[1] = tk_v_group_reduce_f32_smem14[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret7::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_f32_ret3::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_shifted_ret12::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_f32_x11::Float32 = zero(Float32)  # reductions.py:30
-    tk_v_group_tree_ret7 = tk_v_group_tree_result4[1]  # reductions.py:30
-    tk_v_group_reduce_f32_ret3 = tk_v_group_tree_ret7  # reductions.py:46
-    big[1] = tk_v_group_reduce_f32_ret3  # softmax.py:277
-    tk_v_shifted_ret12 = ifelse(big[1] == Inf32, ifelse(m[1] == big[1], 0.0f0, -Inf32), m[1] - big[1])  # softmax.py:60
-    tk_v_group_reduce_f32_x11 = s[1] * exp(tk_v_shifted_ret12)  # softmax.py:279
-    tk_v_group_tree_tid17[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_f32_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1] = tk_v_group_reduce_f32_x11  # reductions.py:20
+    local tk_v_group_tree_ret19::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret15::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_ret24::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_x23::Float32 = zero(Float32)  # reductions.py:30
+    tk_v_group_tree_ret19 = tk_v_group_tree_result16[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret15 = tk_v_group_tree_ret19  # reductions.py:46
+    big[1] = tk_v_group_reduce_f32_ret15  # softmax.py:291
+    tk_v_shifted_ret24 = ifelse(big[1] == Inf32, ifelse(m[1] == big[1], 0.0f0, -Inf32), m[1] - big[1])  # softmax.py:62
+    tk_v_group_reduce_f32_x23 = s[1] * exp(tk_v_shifted_ret24)  # softmax.py:293
+    tk_v_group_tree_tid29[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem25[(tk_v_group_tree_tid29[1] % Int64) + 1] = tk_v_group_reduce_f32_x23  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride16[1] = Int32(128)  # reductions.py:22
-    tk_u[2] = tk_v_group_tree_stride16[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride28[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride28[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[2]  # reductions.py:23
-        local tk_v_add_a19::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b20::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret21::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid17[1] < tk_v_group_tree_stride16[1]  # reductions.py:24
-            tk_v_add_a19 = tk_v_group_reduce_f32_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b20 = tk_v_group_reduce_f32_smem13[((tk_v_group_tree_tid17[1] + tk_v_group_tree_stride16[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret21 = tk_v_add_a19 + tk_v_add_b20  # combine.py:18
-            tk_v_group_reduce_f32_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1] = tk_v_add_ret21  # reductions.py:25
+        local tk_v_add_a31::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b32::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret33::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid29[1] < tk_v_group_tree_stride28[1]  # reductions.py:24
+            tk_v_add_a31 = tk_v_group_reduce_f32_smem25[(tk_v_group_tree_tid29[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b32 = tk_v_group_reduce_f32_smem25[((tk_v_group_tree_tid29[1] + tk_v_group_tree_stride28[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret33 = tk_v_add_a31 + tk_v_add_b32  # combine.py:18
+            tk_v_group_reduce_f32_smem25[(tk_v_group_tree_tid29[1] % Int64) + 1] = tk_v_add_ret33  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse5 = rem(tk_v_group_tree_stride16[1], Int32(2))  # reductions.py:27
-        tk_v_cse6 = div(tk_v_group_tree_stride16[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride16[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
-        tk_u[2] = tk_v_group_tree_stride16[1] > Int32(0)  # reductions.py:23
+        tk_v_cse5 = rem(tk_v_group_tree_stride28[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride28[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride28[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride28[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result15[1] = tk_v_group_reduce_f32_smem13[1]  # reductions.py:28
+    tk_v_group_tree_result27[1] = tk_v_group_reduce_f32_smem25[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret18::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_f32_ret14::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_tree_ret30::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret26::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_shifted_v22::Float16 = zero(Float16)  # reductions.py:30
-    local tk_v_shifted_ret23::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_take_i34::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_at35::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_left36::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_fill37::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_take_v38::Int32 = zero(Int32)  # reductions.py:30
+    local v::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_shifted_v39::Float16 = zero(Float16)  # reductions.py:30
+    local tk_v_shifted_ret40::Float32 = zero(Float32)  # reductions.py:30
+    local e::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_put_at41::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_put_left42::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_put_i43::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_put_v44::Int32 = zero(Int32)  # reductions.py:30
     local tk_v_trips4::UInt32 = zero(UInt32)  # reductions.py:30
     local tk_v_k5::UInt32 = zero(UInt32)  # reductions.py:30
-    local tk_v_start6::Int64 = zero(Int64)  # reductions.py:30
-    tk_v_group_tree_ret18 = tk_v_group_tree_result15[1]  # reductions.py:30
-    tk_v_group_reduce_f32_ret14 = tk_v_group_tree_ret18  # reductions.py:46
-    s[1] = tk_v_group_reduce_f32_ret14  # softmax.py:279
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:280
-    tk_v_start6 = lane[1] % Int64  # softmax.py:281
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:281
-    if UInt32(0) < tk_v_trips4  # softmax.py:281
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # softmax.py:281
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # softmax.py:281
-            tk_v_shifted_v22 = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:282
-            tk_v_shifted_ret23 = ifelse(big[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == big[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - big[1])  # softmax.py:60
-            v[1] = tk_v_shifted_ret23  # softmax.py:282
-            out[((base[1] + c[1]) % Int64) + 1] = Float16((want_log != Int32(0)) ? (v[1] - tk_log(s[1])) : (exp(v[1]) * tk_v_inv))  # softmax.py:283
+    local tk_v_trips6::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k7::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_start8::Int64 = zero(Int64)  # reductions.py:30
+    tk_v_group_tree_ret30 = tk_v_group_tree_result27[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret26 = tk_v_group_tree_ret30  # reductions.py:46
+    s[1] = tk_v_group_reduce_f32_ret26  # softmax.py:293
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:294
+    tk_v_start8 = (lane[1] * Int32(8)) % Int64  # softmax.py:295
+    tk_v_trips6 = div((max((n % Int64) - tk_v_start8, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # softmax.py:295
+    if UInt32(0) < tk_v_trips6  # softmax.py:295
+        for outer tk_v_k7 in UInt32(0):(tk_v_trips6 - UInt32(1))  # softmax.py:295
+            c[1] = (tk_v_start8 + ((tk_v_k7 % Int64) * Int64(2048))) % Int32  # softmax.py:295
+            tk_v_take_i34 = Int32(0)  # softmax.py:296
+            tk_v_take_at35 = base[1] + c[1]  # softmax.py:296
+            tk_v_take_left36 = n - c[1]  # softmax.py:296
+            tk_v_take_fill37 = 0.0f0  # softmax.py:296
+            if tk_v_take_left36 >= Int32(8)  # _steps.py:22
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v38 in Int32(0):Int32(7)  # _steps.py:23
+                    vals[((tk_v_take_i34 + tk_v_take_v38) % Int64) + 1] = x[((tk_v_take_at35 + tk_v_take_v38) % Int64) + 1]  # _steps.py:24
+                end
+            else
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v38 in Int32(0):Int32(7)  # _steps.py:26
+                    vals[((tk_v_take_i34 + tk_v_take_v38) % Int64) + 1] = (tk_v_take_v38 < tk_v_take_left36) ? x[((tk_v_take_at35 + tk_v_take_v38) % Int64) + 1] : Float16(0.0)  # _steps.py:27
+                end
+            end
+            KernelAbstractions.Extras.@unroll for outer v in Int32(0):Int32(7)  # softmax.py:297
+                tk_v_shifted_v39 = vals[(v % Int64) + 1]  # softmax.py:298
+                tk_v_shifted_ret40 = ifelse(big[1] == Inf32, ifelse(Float32(tk_v_shifted_v39) == big[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v39) - big[1])  # softmax.py:62
+                e = tk_v_shifted_ret40  # softmax.py:298
+                vals[(v % Int64) + 1] = Float16((want_log != Int32(0)) ? (e - tk_log(s[1])) : (exp(e) * tk_v_inv))  # softmax.py:299
+            end
+            tk_v_put_at41 = base[1] + c[1]  # softmax.py:300
+            tk_v_put_left42 = n - c[1]  # softmax.py:300
+            tk_v_put_i43 = Int32(0)  # softmax.py:300
+            if tk_v_put_left42 >= Int32(8)  # _steps.py:33
+                KernelAbstractions.Extras.@unroll for outer tk_v_put_v44 in Int32(0):Int32(7)  # _steps.py:34
+                    out[((tk_v_put_at41 + tk_v_put_v44) % Int64) + 1] = vals[((tk_v_put_i43 + tk_v_put_v44) % Int64) + 1]  # _steps.py:35
+                end
+            else
+                tk_v_trips4 = UInt32(8)  # _steps.py:37
+                if UInt32(0) < tk_v_trips4  # _steps.py:37
+                    KernelAbstractions.Extras.@unroll for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # _steps.py:37
+                        tk_v_put_v44 = (Int64(7) + ((tk_v_k5 % Int64) * Int64(-1))) % Int32  # _steps.py:37
+                        if tk_v_put_v44 < tk_v_put_left42  # _steps.py:38
+                            out[((tk_v_put_at41 + tk_v_put_v44) % Int64) + 1] = vals[((tk_v_put_i43 + tk_v_put_v44) % Int64) + 1]  # _steps.py:39
+                        end
+                    end
+                end
+            end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__online_3ccb695d)) = 256  # softmax.py:264
+TackRuntime.tk_workgroupsize(::typeof(tk__online_31b8d320)) = 256  # softmax.py:280
 
 # softmax's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_SOFTMAX_KERNELS)
     const TK_SOFTMAX_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows, Float32, 0) => tk__rows_f59c2f04,
-        (:columns, Float32, 0) => tk__columns_70c73df0,
-        (:cached, Float32, 8) => tk_softmax_cached_c1f7d07d,
-        (:cached, Float32, 16) => tk_softmax_cached_c3c4301f,
-        (:cached, Float32, 32) => tk_softmax_cached_0d2a3b38,
-        (:online, Float32, 0) => tk__online_7901f3b9,
-        (:rows, Float64, 0) => tk__rows_d86a3630,
-        (:columns, Float64, 0) => tk__columns_b6676d1d,
-        (:cached, Float64, 8) => tk_softmax_cached_a14319bb,
-        (:cached, Float64, 16) => tk_softmax_cached_eed55945,
-        (:cached, Float64, 32) => tk_softmax_cached_fb695e4a,
-        (:online, Float64, 0) => tk__online_f4458cd7,
-        (:rows, Float16, 0) => tk__rows_bdee3f11,
-        (:columns, Float16, 0) => tk__columns_e4e28f38,
-        (:cached, Float16, 8) => tk_softmax_cached_a1fc98e7,
-        (:cached, Float16, 16) => tk_softmax_cached_951675f5,
-        (:cached, Float16, 32) => tk_softmax_cached_70166252,
-        (:online, Float16, 0) => tk__online_3ccb695d,
+        (:rows, Float32, 0) => tk__rows_3df2ac08,
+        (:columns, Float32, 0) => tk__columns_ec8b665b,
+        (:cached, Float32, 8) => tk_softmax_cached_b5073ea0,
+        (:cached, Float32, 16) => tk_softmax_cached_f284c102,
+        (:cached, Float32, 32) => tk_softmax_cached_3be726fb,
+        (:online, Float32, 0) => tk__online_174de173,
+        (:rows, Float64, 0) => tk__rows_0ff8bde0,
+        (:columns, Float64, 0) => tk__columns_f3ce7f73,
+        (:cached, Float64, 8) => tk_softmax_cached_2acf5284,
+        (:cached, Float64, 16) => tk_softmax_cached_127f19cd,
+        (:cached, Float64, 32) => tk_softmax_cached_6d4e33c6,
+        (:online, Float64, 0) => tk__online_e56ea918,
+        (:rows, Float16, 0) => tk__rows_add139ae,
+        (:columns, Float16, 0) => tk__columns_b24d99be,
+        (:cached, Float16, 8) => tk_softmax_cached_8b02d1ac,
+        (:cached, Float16, 16) => tk_softmax_cached_041b6ea6,
+        (:cached, Float16, 32) => tk_softmax_cached_fd85b99b,
+        (:online, Float16, 0) => tk__online_31b8d320,
     )
 end
 

@@ -1,9 +1,11 @@
-"""The one-read row kernels of tack.ops (softmax, layer_norm, rms_norm) in PTX, checked without a
-GPU: a lane takes 8 consecutive elements a step, and where the row length is a multiple of 8
-the NVPTX printer's aligned entry (render/llvm/ptx.py, `emit_aligned`) lets LLVM merge each
-step's accesses into 16-byte ones: per step one `ld.global.v4.b32` of a half row (two of an
-f32 row) for x, weight and bias, and one `st.global.v4.b32` (two) for the result. Rows of a
-length that is not a multiple of 8 are accessed element by element. gelu and silu on a workgroup
+"""The row kernels of tack.ops (softmax, layer_norm, rms_norm) in PTX, checked without a GPU: a
+lane takes 8 consecutive elements a step, and where the row length is a multiple of 8 the
+NVPTX printer's aligned entry (render/llvm/ptx.py, `emit_aligned`) lets LLVM merge each step's
+accesses into 16-byte ones: per step one `ld.global.v4.b32` of a half row (two of an f32 row)
+for x, weight and bias, and one `st.global.v4.b32` (two) for the result — in the one-read
+kernels and in the long-row kernels that read a row once per sweep (softmax's online kernel,
+the norms' `_long`). Rows of a length that is not a multiple of 8 are accessed element by
+element. gelu and silu on a workgroup
 engine take a step of 8 elements per iteration the same way. Where `ptxas` is installed, the
 kernels assemble for sm_90 without spilling."""
 import functools
@@ -35,7 +37,14 @@ def _ptx(op: str, dtype, n: int) -> str:
     x, y = tack.zeros((2, n), dtype), tack.zeros((2, n), dtype)
     w, st = tack.zeros((n,), dtype), tack.zeros((2,), dtype)
     per, start = SM._per_lane(n), SM.start_func(n)
-    if op == "softmax":
+    if n > 256 * SM.MAX_PER_LANE:  # the long-row kernels
+        kernel, args = {
+            "softmax": (SM._online, [x, y, 2, n, 0, start, *_wide.funcs(dtype, "reduce")]),
+            "layer_norm": (NM._layer_long, [x, w, w, y, st, st, 2, n, 1e-5, start,
+                                            *_wide.funcs(dtype, "reduce")]),
+            "rms_norm": (NM._rms_long, [x, w, y, 2, n, 1e-5, start,
+                                        *_wide.funcs(dtype, "reduce", "wide")])}[op]
+    elif op == "softmax":
         kernel, args = SM._cached(per), [x, y, 2, n, 0, *SM.cached_funcs(dtype, start)]
     elif op == "layer_norm":
         kernel = NM._cached(NM._layer_cached_kernel, per)
@@ -73,6 +82,23 @@ def test_a_length_off_the_step_reads_and_writes_its_rows_by_element(op):
     assert _count(r"ld\.global\.b16", ptx) > 0 and _count(r"st\.global\.b16", ptx) > 0
 
 
+# the long kernels' loops, each one step a lane: (the sweeps reading x, weight and bias)
+LONG_READS = {"softmax": (2, 0), "layer_norm": (3, 2), "rms_norm": (2, 1)}
+
+
+@pytest.mark.parametrize("op", list(LONG_READS))
+@pytest.mark.parametrize("dtype", [tack.bf16, tack.f32], ids=lambda d: d.name)
+def test_long_rows_take_16_byte_steps_too(op, dtype):
+    ptx = _ptx(op, dtype, 16384)
+    words = 8 * dtype.bits // 128
+    sweeps, params = LONG_READS[op]
+    assert _count(r"ld\.global\.v4\.b32", ptx) == (sweeps + params) * words
+    assert _count(r"st\.global\.v4\.b32", ptx) == words
+    off = _ptx(op, dtype, 16383)  # x and the result by element; weight and bias by 16 bytes
+    assert _count(r"ld\.global\.v4\.b32", off) == params * words
+    assert _count(r"st\.global\.v\d", off) == 0
+
+
 @pytest.mark.parametrize("op", ["gelu_tanh", "gelu_erf", "silu"])
 @pytest.mark.parametrize("dtype", [tack.bf16, tack.f32], ids=lambda d: d.name)
 def test_gelu_and_silu_steps_are_16_byte_accesses(op, dtype):
@@ -86,12 +112,13 @@ def test_gelu_and_silu_steps_are_16_byte_accesses(op, dtype):
 
 
 @pytest.mark.skipif(PTXAS is None, reason="ptxas is not installed")
-@pytest.mark.parametrize("op, dtype", [("softmax", tack.bf16), ("layer_norm", tack.f32)],
-                         ids=str)
-def test_ptxas_assembles_them_without_spills(tmp_path, op, dtype):
+@pytest.mark.parametrize("op, dtype, n", [("softmax", tack.bf16, 8192),
+                                          ("layer_norm", tack.f32, 8192),
+                                          ("layer_norm", tack.bf16, 16384)], ids=str)
+def test_ptxas_assembles_them_without_spills(tmp_path, op, dtype, n):
     src = tmp_path / "rows.ptx"
-    src.write_text(_ptx(op, dtype, 8192))
+    src.write_text(_ptx(op, dtype, n))
     run = subprocess.run([PTXAS, "-arch=sm_90", "-v", str(src), "-o", str(tmp_path / "o")],
                          capture_output=True, text=True, check=True)
     assert "0 bytes spill stores, 0 bytes spill loads" in run.stderr, run.stderr
-    assert "bytes stack frame" in run.stderr and ".local" not in _ptx(op, dtype, 8192)
+    assert "bytes stack frame" in run.stderr and ".local" not in _ptx(op, dtype, n)

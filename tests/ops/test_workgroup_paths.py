@@ -26,8 +26,9 @@ def wg(monkeypatch):
 
 def _softmax_with(kernel, x, want_log):
     xa, out = tack.array(x), tack.zeros(x.shape, tack.f32)
-    funcs = _wide.funcs(tack.f32, "reduce") if kernel is softmax_mod._online else \
-        softmax_mod.cached_funcs(tack.f32, softmax_mod.start_func(x.shape[1]))
+    start = softmax_mod.start_func(x.shape[1])
+    funcs = (start, *_wide.funcs(tack.f32, "reduce")) if kernel is softmax_mod._online else \
+        softmax_mod.cached_funcs(tack.f32, start)
     kernel(xa, out, x.shape[0], x.shape[1], want_log, *funcs)
     return out
 
@@ -51,20 +52,13 @@ def test_norm_paths(wg, long):
     args = [tack.array(a) for a in (x, w, b)]
     y, mean, rstd = tack.zeros((1, 6), tack.f64), tack.zeros(1, tack.f64), tack.zeros(1, tack.f64)
     per, start = softmax_mod._per_lane(6), softmax_mod.start_func(6)
-    if long:
-        layer, funcs = norms_mod._layer_long, _wide.funcs(tack.f64, "reduce")
-    else:
-        layer = norms_mod._cached(norms_mod._layer_cached_kernel, per)
-        funcs = (start,) + _wide.funcs(tack.f64, "reduce")
-    layer(*args, y, mean, rstd, 1, 6, 1e-5, *funcs)
+    layer = norms_mod._layer_long if long else \
+        norms_mod._cached(norms_mod._layer_cached_kernel, per)
+    layer(*args, y, mean, rstd, 1, 6, 1e-5, start, *_wide.funcs(tack.f64, "reduce"))
     for got, want in zip((y, mean, rstd), refs.layer_norm(x, w, b, 1e-5)):
         refs.close(got, want.reshape(got.shape), np.float64)
-    funcs = _wide.funcs(tack.f64, "reduce", "wide")
-    if long:
-        rms = norms_mod._rms_long
-    else:
-        rms, funcs = norms_mod._cached(norms_mod._rms_cached_kernel, per), (start,) + funcs
-    rms(args[0], args[1], y, 1, 6, 1e-6, *funcs)
+    rms = norms_mod._rms_long if long else norms_mod._cached(norms_mod._rms_cached_kernel, per)
+    rms(args[0], args[1], y, 1, 6, 1e-6, start, *_wide.funcs(tack.f64, "reduce", "wide"))
     refs.close(y, refs.rms_norm(x, w, 1e-6), np.float64)
 
 

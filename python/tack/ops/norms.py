@@ -13,7 +13,8 @@ In deterministic mode (docs/numerics.md) the portable kernels add as the workgro
 index order from 0, the lanes by the workgroup tree (`softmax.lane_tree`), so the CPU engine's
 bits are the simulator's, CUDA's and Julia's. A workgroup lane takes 8 consecutive elements at
 a time, as softmax's (ops/softmax.py: 16-byte accesses through the NVPTX aligned entry, x,
-weight, bias and the result alike); the long-row kernels add in the same order."""
+weight, bias and the result alike); the long-row kernels take the same steps in each sweep and
+add in the same order."""
 from __future__ import annotations
 
 from ..constants import constant
@@ -213,45 +214,49 @@ def _rms_cached_kernel(per: int):
 
 
 @kernel
-def _layer_long(x, w, b, y, mean, rstd, rows, n, eps, reduce):
+def _layer_long(x, w, b, y, mean, rstd, rows, n, eps, start, reduce):
     for t in range(rows * 256):
         r = t // 256
         lane = thread_id()
-        base = r * n
+        base = start(r, n)
+        vals = local_array_like(x, STEP)
         s = f32(0.0)
         for c in range(lane * STEP, n, 256 * STEP):  # the one-read kernel's order
+            take(vals, 0, x, base + c, n - c, 0.0)
             for v in unroll(range(STEP)):
-                if c + v < n:
-                    s += x[base + c + v]
+                s += vals[v]  # the fill past the row's end adds +0.0 to a sum never -0.0
         mu = reduce(x, s, add) / n
         q = f32(0.0)
         for c in range(lane * STEP, n, 256 * STEP):
+            take(vals, 0, x, base + c, n - c, 0.0)
             for v in unroll(range(STEP)):
-                if c + v < n:
-                    d = x[base + c + v] - mu
-                    q += d * d
+                d = vals[v] - mu if c + v < n else 0.0
+                q += d * d
         inv = 1.0 / sqrt(reduce(x, q, add) / n + eps)  # noqa: F821
-        for c in range(lane, n, 256):
-            y[base + c] = (x[base + c] - mu) * inv * w[c] + b[c]
+        for c in range(lane * STEP, n, 256 * STEP):
+            take(vals, 0, x, base + c, n - c, 0.0)
+            finish(y, base + c, n - c, vals, 0, w, b, c, mu, inv, _layer_out)
         if lane == 0:
             mean[r] = mu
             rstd[r] = inv
 
 
 @kernel
-def _rms_long(x, w, y, rows, n, eps, reduce, wide):
+def _rms_long(x, w, y, rows, n, eps, start, reduce, wide):
     for t in range(rows * 256):
         r = t // 256
         lane = thread_id()
-        base = r * n
+        base = start(r, n)
+        vals = local_array_like(x, STEP)
         q = f32(0.0)
         for c in range(lane * STEP, n, 256 * STEP):  # the one-read kernel's order
+            take(vals, 0, x, base + c, n - c, 0.0)
             for v in unroll(range(STEP)):
-                if c + v < n:
-                    q += wide(x[base + c + v]) * x[base + c + v]
+                q += wide(vals[v]) * vals[v]
         inv = 1.0 / sqrt(reduce(x, q, add) / n + eps)  # noqa: F821
-        for c in range(lane, n, 256):
-            y[base + c] = x[base + c] * inv * w[c]
+        for c in range(lane * STEP, n, 256 * STEP):
+            take(vals, 0, x, base + c, n - c, 0.0)
+            finish(y, base + c, n - c, vals, 0, w, w, c, 0.0, inv, _rms_out)
 
 
 _CACHED: dict = {}
@@ -312,11 +317,10 @@ def _layer_norm(x, weight, bias, eps, return_stats, out):
             k, fs = _layer_lanes, (_LANES[xa.dtype.is_half],)
         elif not _args.workgroups(dev):
             k, fs = _layer_rows, _wide.funcs(xa.dtype, "fold")
-        elif n <= 256 * MAX_PER_LANE:
-            k = _cached(_layer_cached_kernel, _per_lane(n))
+        else:  # a row in registers, or read again for each sweep
+            k = _cached(_layer_cached_kernel, _per_lane(n)) if n <= 256 * MAX_PER_LANE \
+                else _layer_long
             fs = (start_func(n),) + _wide.funcs(xa.dtype, "reduce")
-        else:
-            k, fs = _layer_long, _wide.funcs(xa.dtype, "reduce")
         k(xa, w, b, y, mean, rstd, rows, n, eps, *fs)
     y = _args.deliver(y, out)
     if not return_stats:
@@ -341,10 +345,9 @@ def _rms_norm(x, weight, eps, out):
             k, fs = _rms_lanes, (_LANES[xa.dtype.is_half],) + _wide.funcs(xa.dtype, "wide")
         elif not _args.workgroups(dev):
             k, fs = _rms_rows, _wide.funcs(xa.dtype, "fold")
-        elif n <= 256 * MAX_PER_LANE:
-            k = _cached(_rms_cached_kernel, _per_lane(n))
-            fs = (start_func(n),) + _wide.funcs(xa.dtype, "reduce", "wide")
         else:
-            k, fs = _rms_long, _wide.funcs(xa.dtype, "reduce", "wide")
+            k = _cached(_rms_cached_kernel, _per_lane(n)) if n <= 256 * MAX_PER_LANE \
+                else _rms_long
+            fs = (start_func(n),) + _wide.funcs(xa.dtype, "reduce", "wide")
         k(xa, w, y, rows, n, eps, *fs)
     return _args.deliver(y, out)

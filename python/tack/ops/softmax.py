@@ -10,8 +10,8 @@ vectorizes (the builtin `exp` of f32 is `tack.lib.expf.exp_f32` on the CPU, plai
 Another axis runs one (outer, inner) column per iteration, neighbouring iterations reading
 neighbouring addresses.
 
-A lane of a workgroup kernel takes `STEP` = 8 consecutive elements at a time (elements
-(lane + 256 k) * 8 + v): a step's loads and stores are neighbours, which the NVPTX printer's
+A lane of a workgroup kernel (the one-read kernel and the online one) takes `STEP` = 8
+consecutive elements at a time (elements (lane + 256 k) * 8 + v): a step's loads and stores are neighbours, which the NVPTX printer's
 aligned entry (render/llvm/ptx.py, `emit_aligned`) lets LLVM merge into 16-byte accesses where
 every array starts 16 bytes aligned and the row's start is provably a multiple of 8
 (`row_start_wide`, chosen by `start_func` where n is a multiple of 8: `r * (n // 8) * 8`, which
@@ -24,7 +24,9 @@ workgroup kernel adds them, element c into lane (c // 8) % 256, each lane in ind
 256 lanes combined by the workgroup tree; the portable kernel does the same with 256
 accumulators (`lane_exp_sum`, `lane_tree`), so a row of up to 256 * 32 elements has the same
 bits on the CPU engine as on the simulator (and as a GPU's where its exp is the same). The
-maximum needs no order (max is exact). The online kernel's rescaled sums round differently.
+maximum needs no order (max is exact). The online kernel's rescaled sums round differently; in
+deterministic mode the portable kernel follows them (`online_row`: the same lanes, steps and
+tree).
 
 Every kernel takes x - max through `_shifted`, which gives a row whose maximum is +inf NNlib's
 result (https://github.com/FluxML/NNlib.jl/blob/master/src/softmax.jl, `_softmax!` and
@@ -260,46 +262,62 @@ def _cached_kernel(per: int):
     return softmax_cached
 
 
+@func
+def _online_step(vals, c, n, m, s):
+    """One lane's running (maximum, sum) after its step of `STEP` elements `vals` at column c,
+    in index order (those past n left out): the sum rescaled whenever the maximum grows."""
+    for v in unroll(range(STEP)):
+        if c + v < n:
+            e = vals[v]
+            if e > m:
+                s = s * exp(m - e)  # noqa: F821 - a kernel builtin
+                m = e
+            s += exp(_shifted(e, m))  # noqa: F821
+    return m, s
+
+
 @kernel
-def _online(x, out, rows, n, want_log, reduce):
+def _online(x, out, rows, n, want_log, start, reduce):
     for t in range(rows * 256):
         r = t // 256
         lane = thread_id()
-        base = r * n
+        base = start(r, n)
+        vals = local_array_like(x, STEP)
         m = f32(-math.inf)
         s = f32(0.0)
-        for c in range(lane, n, 256):
-            v = x[base + c]
-            if v > m:
-                s = s * exp(m - v)  # noqa: F821 - the running sum, rescaled to the new maximum
-                m = v
-            s += exp(_shifted(v, m))  # noqa: F821
+        for c in range(lane * STEP, n, 256 * STEP):  # the one-read kernel's steps
+            take(vals, 0, x, base + c, n - c, 0.0)
+            m, s = _online_step(vals, c, n, m, s)
         big = reduce(x, m, larger)
         # a lane without elements adds 0
         s = reduce(x, s * exp(_shifted(m, big)), add)  # noqa: F821
         inv = 1.0 / s
-        for c in range(lane, n, 256):
-            v = _shifted(x[base + c], big)
-            out[base + c] = v - log(s) if want_log else exp(v) * inv  # noqa: F821
+        for c in range(lane * STEP, n, 256 * STEP):
+            take(vals, 0, x, base + c, n - c, 0.0)
+            for v in unroll(range(STEP)):
+                e = _shifted(vals[v], big)
+                vals[v] = e - log(s) if want_log else exp(e) * inv  # noqa: F821
+            put(out, base + c, n - c, vals, 0)
 
 
 @func
-def online_row(x, out, ms, ss, base, n, want_log):
-    """One row as `_online` computes it, on one thread: lane j (ms[j], ss[j]) takes elements
-    c = j, j + 256, ... in index order, rescaling its sum when its maximum grows; the row
-    maximum; each lane's sum rescaled to it, the lanes by the workgroup tree; the results."""
+def online_row(x, out, ms, ss, vals, base, n, want_log):
+    """One row as `_online` computes it, on one thread: lane j (ms[j], ss[j]) takes the steps
+    of `STEP` elements at c = 8 j, 8 j + 2048, ... (element c in lane (c // 8) % 256), in
+    index order, rescaling its sum when its maximum grows; the row maximum; each lane's sum
+    rescaled to it, the lanes by the workgroup tree; the results."""
     for j in range(LANES):
         ms[j] = -math.inf
         ss[j] = 0.0
     c = i64(0)
     while c < n:
-        for j in range(min(LANES, n - c)):
-            v = x[base + c + j]
-            if v > ms[j]:
-                ss[j] = ss[j] * exp(ms[j] - v)  # noqa: F821 - a kernel builtin
-                ms[j] = v
-            ss[j] += exp(_shifted(v, ms[j]))  # noqa: F821
-        c += LANES
+        for j in range(min(LANES, (n - c + STEP - 1) // STEP)):
+            at = c + j * STEP
+            for k in range(STEP):
+                if at + k < n:
+                    vals[k] = x[base + at + k]
+            ms[j], ss[j] = _online_step(vals, at, n, ms[j], ss[j])
+        c += LANES * STEP
     big = f32(-math.inf)
     for j in range(LANES):
         big = max(big, ms[j])
@@ -319,7 +337,8 @@ def _online_rows(x, out, rows, n, want_log):
     for r in range(rows):
         ms = local_array(f32, LANES)
         ss = local_array(f32, LANES)
-        online_row(x, out, ms, ss, r * n, n, want_log)
+        vals = local_array_like(x, STEP)
+        online_row(x, out, ms, ss, vals, r * n, n, want_log)
 
 
 @kernel
@@ -328,7 +347,8 @@ def _online_rows_f64(x, out, rows, n, want_log):
     for r in range(rows):
         ms = local_array_like(x, LANES)
         ss = local_array_like(x, LANES)
-        online_row(x, out, ms, ss, r * n, n, want_log)
+        vals = local_array_like(x, STEP)
+        online_row(x, out, ms, ss, vals, r * n, n, want_log)
 
 
 _CACHED: dict = {}
@@ -376,7 +396,7 @@ def _run(op: str, x, axis, want_log: int, out):
     elif n <= 256 * MAX_PER_LANE:
         _cached(_per_lane(n))(xa, res, rows, n, want_log, *cached_funcs(xa.dtype, start_func(n)))
     else:
-        _online(xa, res, rows, n, want_log, *_wide.funcs(xa.dtype, "reduce"))
+        _online(xa, res, rows, n, want_log, start_func(n), *_wide.funcs(xa.dtype, "reduce"))
     return _args.deliver(res, out)
 
 
