@@ -27,6 +27,10 @@ and its half attention of head_dim 64 or 128: ops/flash_attention.py). The `long
 rows (bfloat16 only; (4, 16, 4096, 128) on the GPU) run the head_dim 128 kernel on a long
 sequence.
 
+The `long` rows (softmax, layer_norm, rms_norm on rows of 65536 on the GPU, 16384 on the CPU)
+are past the 256 × 32 elements a workgroup holds in registers: the online softmax and the norms'
+long-row kernels, which read a row once per sweep.
+
 The `tack-det` lines of softmax, log_softmax, gelu_tanh and silu (every precision) run the same
 op in deterministic mode (`with tack.deterministic():`, docs/numerics.md "Deterministic mode":
 tack.lib's exp, log and tanh on the GPU instead of the device library's, the CPU engine's bits);
@@ -92,11 +96,11 @@ TENSOR_LIMITS = {"float16": {"TFLOP/s": 989.0}, "bfloat16": {"TFLOP/s": 989.0},
                  "tf32": {"TFLOP/s": 494.0}}
 # "long attention": a bfloat16 row only (the tensor-core kernels' head_dim 128)
 SIZES = {
-    "gpu": {"rows": (8192, 8192), "matmul": 4096, "attention": (8, 16, 1024, 64),
+    "gpu": {"rows": (8192, 8192), "long rows": (1024, 65536), "matmul": 4096, "attention": (8, 16, 1024, 64),
             "long attention": (4, 16, 4096, 128), "hopper": (4096, 8192)},
-    "cpu": {"rows": (2048, 2048), "matmul": 1024, "attention": (1, 4, 512, 64),
+    "cpu": {"rows": (2048, 2048), "long rows": (64, 16384), "matmul": 1024, "attention": (1, 4, 512, 64),
             "long attention": (1, 2, 1024, 128), "hopper": ()},
-    "quick": {"rows": (256, 1000), "matmul": 200, "attention": (1, 2, 100, 16),
+    "quick": {"rows": (256, 1000), "long rows": (3, 8200), "matmul": 200, "attention": (1, 2, 100, 16),
               "long attention": (1, 2, 130, 128), "hopper": (130,)},
 }
 HOPPER_KINDS = ("bfloat16", "float16", "tf32")
@@ -153,10 +157,10 @@ def compare(name, impls: dict, want, amount: float, unit: str, tol, budget: floa
         ratios = "" if label != "tack" else "  ".join(
             f"{v / rate[p]:5.2f}x {p}" for p in peers)
         lim = f"  ({100 * v / limits[unit]:4.1f}% of {limits[unit]:g})" if limits else ""
-        print(f"  {name:18s} {label:12s} {v:9.3f} {unit:8s}{lim}  {ratios}", flush=True)
+        print(f"  {name:24s} {label:12s} {v:9.3f} {unit:8s}{lim}  {ratios}", flush=True)
     if "tack-det" in rate:
         cost = rate["tack"] / rate["tack-det"]
-        print(f"  {name:18s} deterministic mode: {cost:.2f}x the default's time "
+        print(f"  {name:24s} deterministic mode: {cost:.2f}x the default's time "
               f"({'within' if cost <= 1.25 else 'OVER'} the 1.25x target)", flush=True)
 
 
@@ -242,7 +246,7 @@ def benchmarks(sz, rng, dtype=np.float32):
         yield from _benchmarks(sz, rng)
         return
     for name, inputs, _, work, unit, _, tk, _, _, tf in _benchmarks(sz, rng, dtype):
-        ref = REFS["matmul" if name.startswith("matmul") else name]
+        ref = REFS["matmul" if name.startswith("matmul") else name.removesuffix(" long")]
         yield (f"{name} {np.dtype(dtype).name}", inputs, ref(*inputs),
                work / 2 if unit == "GB/s" else work, unit, HALF_TOL, tk, None, None, tf)
 
@@ -267,6 +271,21 @@ def _benchmarks(sz, rng, dtype=np.float32):
     yield ("rms_norm", [x, w], ref_rms_norm(x, w), 2 * nb, "GB/s", (1e-4, 1e-4),
            lambda t, tw, out: ops.rms_norm(t, tw, out=out), None, None,
            lambda T, F: (lambda a, aw: F.rms_norm(a, (c,), aw, 1e-6)))
+    # rows past 256 * 32 elements: the online softmax and the norms' long-row kernels on a GPU
+    lr, lc = sz["long rows"]
+    xl = (rng.normal(size=(lr, lc)).astype(np.float32) * 3).astype(dtype)
+    wl, bl = (rng.normal(size=lc).astype(np.float32).astype(dtype) for _ in range(2))
+    nl = xl.size * 4 / 1e9
+    yield ("softmax long", [xl], ref_softmax(xl), 2 * nl, "GB/s", f32,
+           lambda t, out: ops.softmax(t, out=out), _np_softmax, "softmax",
+           lambda T, F: (lambda a: T.softmax(a, -1)))
+    yield ("layer_norm long", [xl, wl, bl], ref_layer_norm(xl, wl, bl), 2 * nl, "GB/s",
+           (1e-4, 1e-4), lambda t, tw, tb, out: ops.layer_norm(t, tw, tb, out=out),
+           _np_layer_norm, "layer_norm",
+           lambda T, F: (lambda a, aw, ab: F.layer_norm(a, (lc,), aw, ab)))
+    yield ("rms_norm long", [xl, wl], ref_rms_norm(xl, wl), 2 * nl, "GB/s", (1e-4, 1e-4),
+           lambda t, tw, out: ops.rms_norm(t, tw, out=out), None, None,
+           lambda T, F: (lambda a, aw: F.rms_norm(a, (lc,), aw, 1e-6)))
     yield ("gelu_tanh", [x], ref_gelu(x), 2 * nb, "GB/s", f32,
            lambda t, out: ops.gelu(t, out=out), _np_gelu, "gelu",
            lambda T, F: (lambda a: F.gelu(a, approximate="tanh")))
@@ -436,7 +455,7 @@ def compare_rounds(name, impls: dict, want, amount: float, unit: str, tol, budge
             times[k].append(timed(r, s, calls[k], blocks=1))
     for label, ts in times.items():
         rates = sorted(amount / t for t in ts)
-        line = (f"  {name:18s} {label:9s} {statistics.median(rates):8.3f} {unit:7s} "
+        line = (f"  {name:24s} {label:9s} {statistics.median(rates):8.3f} {unit:7s} "
                 f"(rounds {rates[0]:.3f}-{rates[-1]:.3f})")
         if label != "tack":
             line += f"  tack/{label}: {fmt_ratio(ratio_stats(times['tack'], ts))}"
