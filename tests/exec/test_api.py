@@ -157,12 +157,36 @@ def test_import_is_light():
 
     code = ("import sys, time; t = time.perf_counter(); import tack; "
             "bad = [m for m in sys.modules if m.split('.')[0] in "
-            "('llvmlite', 'juliacall', 'cuda', 'cupy', 'torch')]; "
+            "('llvmlite', 'juliacall', 'cuda', 'cupy', 'torch', 'ml_dtypes')]; "
             "print(time.perf_counter() - t, bad)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     seconds, bad = out.stdout.split(" ", 1)
     assert bad.strip() == "[]"
     assert float(seconds) < 1.0  # the target is 0.3 s; CI machines are noisy
+
+
+def test_a_kernel_without_bfloat16_never_imports_ml_dtypes(tmp_path):
+    """ml_dtypes (bfloat16's NumPy type) takes about a second to import from 0.7 on: a first
+    call that compiles an f32 or f16 kernel, constant folding and min/max included, leaves it
+    unloaded (tack.dtypes loads it on first use of bf16)."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import sys, numpy as np, tack\n"
+            "@tack.kernel\n"
+            "def k(x, out):\n"
+            "    for i in range(x.shape[0]):\n"
+            "        out[i] = max(abs(x[i]) ** 0.5, min(x[i], 2.0)) + max(3, 1 + 1)\n"
+            "for dt in (np.float32, np.float16):\n"
+            "    x = tack.array(np.arange(-4, 5, dtype=dt))\n"
+            "    out = tack.zeros(9, dt)\n"
+            "    k(x, out)\n"
+            "print('ml_dtypes' in sys.modules)\n")
+    (tmp_path / "first_call.py").write_text(code)  # a kernel's source is read from its file
+    out = subprocess.run([sys.executable, str(tmp_path / "first_call.py")], capture_output=True,
+                         text=True, check=True, env={**os.environ, "TACK_CACHE": "off"})
+    assert out.stdout.strip() == "False", out.stdout + out.stderr
 
 
 def test_fastmath_is_opt_in_per_kernel():
