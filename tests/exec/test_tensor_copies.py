@@ -25,9 +25,11 @@ SENTINEL = tack.constant(3)  # what the tile holds before the copy lands
 
 
 def box_kernel(rows: int, cols: int, layout: str, itemsize: int):
-    """One workgroup per box: box g at (at[g, 0], at[g, 1]) of x into a tile filled with
+    """One workgroup per box: box g at row at[g, 0] and column at[g, 1] * Q of x (Q elements
+    are 16 bytes: a box's first column is a multiple of them) into a tile filled with
     SENTINEL; `before` gets the tile as read before the wait, `out` after it. (One kernel per
     layout: the layout is a literal, and a box is checked against it where it is written.)"""
+    Q = tack.constant(16 // itemsize)
     NB = tack.constant(rows * cols)
     R, C = tack.constant(rows), tack.constant(cols)
     NBYTES = tack.constant(rows * cols * itemsize)
@@ -56,7 +58,7 @@ def box_kernel(rows: int, cols: int, layout: str, itemsize: int):
             tack.barrier()
             if tid == 0:
                 tack.mbarrier_arrive_tx(bar[0], NBYTES)
-                tack.async_tensor_copy(tile, 0, x, (at[g, 0], at[g, 1]), (R, C), bar[0],
+                tack.async_tensor_copy(tile, 0, x, (at[g, 0], at[g, 1] * Q), (R, C), bar[0],
                                        "swizzle128")
             read(tile, before, g, tid)
             tack.mbarrier_wait(bar[0], 0)
@@ -75,7 +77,8 @@ def box_kernel(rows: int, cols: int, layout: str, itemsize: int):
             tack.barrier()
             if tid == 0:
                 tack.mbarrier_arrive_tx(bar[0], NBYTES)
-                tack.async_tensor_copy(tile, 0, x, (at[g, 0], at[g, 1]), (R, C), bar[0], "none")
+                tack.async_tensor_copy(tile, 0, x, (at[g, 0], at[g, 1] * Q), (R, C), bar[0],
+                                       "none")
             read(tile, before, g, tid)
             tack.mbarrier_wait(bar[0], 0)
             read(tile, out, g, tid)
@@ -115,8 +118,13 @@ CASES = [
     (np.int32, (13, 4), (5, 8), "none"),
     (np.uint8, (5, 48), (2, 16), "none"),
 ]
-# inside, partly past each edge, partly before each, wholly outside
-AT = [(0, 0), (5, -3), (-4, 20), (3, 30), (100, 0), (-9, -70)]
+# (row, column in units of 16 bytes): inside, partly past each edge, partly before each, wholly
+# outside (float32: columns 0, -4, 20, 32, 0, -72 of 36)
+AT = [(0, 0), (5, -1), (-4, 5), (3, 8), (100, 0), (-9, -18)]
+
+
+def in_elements(at, itemsize):
+    return [(r, c * (16 // itemsize)) for r, c in at]
 DT = {np.float32: tack.f32, np.float16: tack.f16, ml_dtypes.bfloat16: tack.bf16,
       np.int32: tack.i32, np.uint8: tack.u8}
 
@@ -133,7 +141,7 @@ def test_a_box_lands_where_its_layout_puts_it_zeros_outside(engine, case):
     out = tack.zeros(len(AT) * rows * cols, DT[np_dtype])
     before = tack.zeros(len(AT) * rows * cols, DT[np_dtype])
     kern(x, at, out, before)
-    want = expected(host, AT, rows, cols, layout)
+    want = expected(host, in_elements(AT, host.itemsize), rows, cols, layout)
     np.testing.assert_array_equal(out.numpy().view(np.uint8), want.view(np.uint8))
     if engine.engine_name == "sim":  # not waited for: the old contents (a GPU may differ)
         np.testing.assert_array_equal(before.numpy(), np.full(want.shape, SENTINEL, np_dtype))
@@ -154,7 +162,7 @@ def test_the_placement_is_the_one_the_warpgroup_mma_reads():
 def test_tack_check_finds_the_copy_clean():
     kern = box_kernel(8, 32, "swizzle128", 4)
     x = tack.array(np.arange(360, dtype=np.float32).reshape(10, 36))
-    at = tack.array(np.array([(5, -3), (0, 0)], np.int32))
+    at = tack.array(np.array([(5, -1), (0, 0)], np.int32))
     out, before = tack.zeros(512), tack.zeros(512)
     with tack.device("sim"):
         report = tack.check(kern, x, at, out, before)
@@ -163,7 +171,7 @@ def test_tack_check_finds_the_copy_clean():
         {w["problem"] for w in f.witnesses} == {"unwaited"} for f in report.findings), \
         report.text()
     np.testing.assert_array_equal(report.outputs["out"],
-                                  expected(x.numpy(), [(5, -3), (0, 0)], 8, 32, "swizzle128"))
+                                  expected(x.numpy(), [(5, -4), (0, 0)], 8, 32, "swizzle128"))
 
 
 @tack.kernel
@@ -266,6 +274,28 @@ def other_dtype(x, out):
 
 
 @tack.kernel
+def column_from_memory(x, out):
+    for i in range(256):
+        tile = tack.shared(tack.f32, 256)
+        bar = tack.mbarriers(1)
+        c = tack.i64(out[0])
+        tack.async_tensor_copy(tile, 0, x, (0, c), (8, 32), bar[0], "swizzle128")
+        out[i] = tile[0]
+
+
+@tack.kernel
+def column_off_the_boundary(x, out):
+    for i in range(256):
+        tile = tack.shared(tack.f32, 256)
+        bar = tack.mbarriers(1)
+        c = 0
+        for k in range(3):
+            c += 2  # 2, 4, 6: not always a multiple of 4 float32 elements
+        tack.async_tensor_copy(tile, 0, x, (0, c), (8, 32), bar[0], "swizzle128")
+        out[i] = tile[0]
+
+
+@tack.kernel
 def into_local(x, out):
     for i in range(256):
         tile = tack.local_array(tack.f32, 256)
@@ -289,7 +319,27 @@ REFUSED = [  # (kernel, x's shape, error, words, line from `def`)
     (one_coordinate, (10, 32), tack.UnsupportedSyntaxError, r"not a pair \(row, col\)", 4),
     (other_dtype, (10, 32), tack.TackTypeError, "both arrays hold one dtype", 4),
     (into_local, (10, 32), tack.UnsupportedSyntaxError, "not a shared array", 4),
+    (column_from_memory, (10, 32), tack.TackValueError,
+     r"from a column not known to be a multiple of 4 elements \(16 bytes of f32\)", 5),
+    (column_off_the_boundary, (10, 32), tack.TackValueError, "multiple of 4 elements", 7),
 ]
+
+
+@tack.kernel
+def columns_proved(x, out, c):
+    for i in range(256):
+        tile = tack.shared(tack.f32, 1024)
+        bar = tack.mbarriers(1)
+        k = (c // 4) * 4
+        for s in range(2):
+            tack.async_tensor_copy(tile, s * 256, x, (s, k + s * 8), (8, 32), bar[0], "none")
+        out[i] = tile[0]
+
+
+def test_columns_the_typechecker_proves_a_multiple_of_16_bytes_pass():
+    x, out = tack.array(np.zeros((10, 32), np.float32), device="sim"), tack.zeros(256, device="sim")
+    kir = specialize(columns_proved, [x, out, 5])
+    assert "async_tensor_copy" in kernel_str(kir)
 
 
 @pytest.mark.parametrize("kernel, shape, cls, words, line", REFUSED,
@@ -350,9 +400,9 @@ def test_debug_mode_checks_the_shared_end_of_the_box_not_the_source():
     host = np.arange(360, dtype=np.float32).reshape(10, 36)
     out, before = tack.zeros(512, device="sim"), tack.zeros(512, device="sim")
     with tack.device("sim"):
-        kern(tack.array(host), tack.array(np.array([(5, -3), (-7, 30)], np.int32)), out, before)
+        kern(tack.array(host), tack.array(np.array([(5, -1), (-7, 8)], np.int32)), out, before)
     np.testing.assert_array_equal(out.numpy(),
-                                  expected(host, [(5, -3), (-7, 30)], 8, 32, "swizzle128"))
+                                  expected(host, [(5, -4), (-7, 32)], 8, 32, "swizzle128"))
 
 
 def test_the_cpu_engine_refuses_them_before_launch():

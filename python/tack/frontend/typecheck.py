@@ -208,8 +208,10 @@ class TypeChecker(ArrayAccess, TableRules, ValueRules, ArithRules, LogicRules, V
             TypeChecker(self.pk.after, self.specs, self.kind, self.debug).run()
         local_types = {n: dt.concrete(t) for n, t in self.types.items()
                        if not isinstance(t, VecType)}
-        return KernelIR(self.pk.name, params, body, local_types, self.pk.loc,
-                        self.pk.source.file, extra, scratch=self.scratch, tables=self.tables)
+        kir = KernelIR(self.pk.name, params, body, local_types, self.pk.loc,
+                       self.pk.source.file, extra, scratch=self.scratch, tables=self.tables)
+        self.tensor_copy_columns(kir)
+        return kir
 
     def _loop_var_dtype(self) -> DType:
         t = dt.i32

@@ -17,7 +17,12 @@ whole box, described by a tensor map that the host encodes
   stride a multiple of 16 bytes (`globalStrides`), its address a multiple of 16 (checked at
   launch, where it is known), each extent at most 2^32;
 - the shared destination a multiple of 128 bytes from shared memory's start, 1024 with the
-  swizzle (the hardware computes the swizzle from address bits 7..9: ir/wgmma.py).
+  swizzle (the hardware computes the swizzle from address bits 7..9: ir/wgmma.py);
+- the box's first column a multiple of 16 bytes (`COLUMN_BYTES`), inside the array or not: an
+  H100 stopped every such copy whose column was not (-3, 30 and -70 of a float32 array, boxes
+  partly or wholly outside it) with CUDA_ERROR_ILLEGAL_INSTRUCTION, while boxes at columns 0
+  and 20 (80 bytes), partly outside too, landed. The typechecker asks for a column it can prove
+  a multiple (frontend/typing/mbarriers.py, `tensor_copy_columns`).
 
 Elements of the box outside the array arrive as zeros (`CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE`),
 and the whole box's bytes count on the barrier, whether inside the array or not.
@@ -41,6 +46,7 @@ INNER_BYTES = 16  # the box's inner extent in bytes is a multiple of this
 SWIZZLE_BYTES = wgmma.ROW_BYTES  # ... and exactly this with the 128-byte swizzle
 STRIDE_BYTES = 16  # the array's row stride and its address are multiples of this
 MAX_EXTENT = 1 << 32  # an array's extent in the map
+COLUMN_BYTES = 16  # the box's first column, in bytes from the row's start, is a multiple of this
 ALIGN = {"swizzle128": wgmma.ATOM_BYTES, "none": 128}  # the destination's alignment in bytes
 
 

@@ -15,8 +15,10 @@ from __future__ import annotations
 from ... import dtypes as dt
 from ...errors import TackValueError
 from ...ir import tma
-from ...ir.nodes import Expr
+from ...ir.nodes import Expr, KernelIR
 from ...ir.ops import Op
+from ...ir.walk import iter_stmts, stmt_exprs
+from ...passes import divisibility
 
 MAX_COUNT = (1 << 20) - 1  # the largest expected arrival count and transaction count
 BULK_BYTES = 16  # a bulk copy's size and both its addresses are multiples of this
@@ -142,3 +144,29 @@ class MbarrierRules:
         b = self.barrier_index(bar, e.args[-1], e)
         return Expr(Op.ASYNC_TENSOR_COPY, dt.i32, (self.coerce(j[0], dt.i64),) + at + (b,),
                     e.arg, e.loc)
+
+    def tensor_copy_columns(self, k: KernelIR) -> None:
+        """Every tensor copy's first column provably a multiple of 16 bytes (ir/tma.py,
+        `COLUMN_BYTES`: a GPU stops a copy from any other column), by what
+        passes/divisibility.py proves of the whole typed kernel: a constant, a multiple of a
+        constant (`k * 8`, `(c // 8) * 8`), a local only ever assigned such values."""
+        copies = [x for st in iter_stmts(k.body) for x in stmt_exprs(st)
+                  if x.op is Op.ASYNC_TENSOR_COPY]
+        if not copies:
+            return
+        env = divisibility.local_divisors(k)
+        for x in copies:
+            src = x.arg[1]
+            item = k.param(src).dtype.itemsize
+            need = max(tma.COLUMN_BYTES // item, 1)  # in elements
+            col = x.args[2]
+            if divisibility.divisor(col, env) % need:
+                loc = col.loc or x.loc
+                raise TackValueError.at(
+                    loc, self.message(loc, f"async_tensor_copy() of '{src}' from a column not "
+                                           f"known to be a multiple of {need} elements "
+                                           f"({tma.COLUMN_BYTES} bytes of "
+                                           f"{k.param(src).dtype.name})"),
+                    f"a tensor copy's box starts at a {tma.COLUMN_BYTES}-byte boundary of its "
+                    f"row (a GPU stops a copy from anywhere else): write the column as a "
+                    f"multiple of {need}, e.g. c * {need} or (c // {need}) * {need}")

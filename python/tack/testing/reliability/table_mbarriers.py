@@ -148,9 +148,17 @@ def box(x2, out):
         tack.barrier()
         if tid == 0:
             tack.mbarrier_arrive_tx(bar[0], 1024)
-            tack.async_tensor_copy(buf, SKEW, x2, (-3, 5), (8, 32), bar[0], "swizzle128")
+            tack.async_tensor_copy(buf, SKEW, x2, (-3, 4), (8, 32), bar[0], "swizzle128")
         tack.mbarrier_wait(bar[0], 0)
         out[i] = buf[255 - tid]
+
+@tack.kernel
+def box_from_column(x2, out, c):
+    for i in range(out.shape[0]):
+        buf = tack.shared(tack.f32, 256)
+        bar = tack.mbarriers(1)
+        tack.async_tensor_copy(buf, 0, x2, (0, c), (8, 32), bar[0], "swizzle128")
+        out[i] = buf[0]
 
 @tack.kernel
 def narrow_box(x2, out):
@@ -208,6 +216,12 @@ def _cases() -> list[Case]:
              "tack.TackValueError", sim, position=True,
              mentions=("narrow_box", "24 bytes", "multiple of 16"), unchanged=("out",),
              note="a tensor map's box rows are a multiple of 16 bytes"),
+        Case("mbarriers/tensor-copy-from-an-unproven-column", "box_from_column(x2, out, 4)",
+             "tack.TackValueError", sim, position=True,
+             mentions=("box_from_column", "multiple of 4 elements", "16 bytes"),
+             unchanged=("out",),
+             note="a GPU stops a tensor copy whose first column is not at a 16-byte boundary "
+                  "(CUDA_ERROR_ILLEGAL_INSTRUCTION): the column must be provably a multiple"),
         Case("mbarriers/tensor-copy-off-the-swizzle-atom", "box(x2, out)",
              "tack.TackValueError", _setup("sim", skew=32), mentions=("box", "1024-byte"),
              unchanged=("out",),
