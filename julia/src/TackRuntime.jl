@@ -22,6 +22,7 @@ import KernelAbstractions
 import KernelAbstractions: @kernel, @index
 const KA = KernelAbstractions  # not `import ... as KA`, so that Julia 1.5 loads this file too
 import Atomix
+import BFloat16s
 import StaticArrays
 
 export tk_sqrt, tk_log, tk_log2, tk_log10, tk_sin, tk_cos, tk_tan, tk_asin, tk_acos,
@@ -30,17 +31,8 @@ export tk_sqrt, tk_log, tk_log2, tk_log10, tk_sin, tk_cos, tk_tan, tk_asin, tk_a
 
 # Tack's bf16 element type: BFloat16s.jl's BFloat16 (a dependency of Tack's Julia environments),
 # which is Core.BFloat16 from Julia 1.11 on x86-64 (and on aarch64 with LLVM 19), so that a
-# Julia caller's bf16 arrays are the kernels' own; without the package (the Julia 1.5.3 test
-# tier), Core.BFloat16 where Julia has it, else a 16-bit primitive type of this module's (a
-# storage type, which is all a kernel needs). docs/julia.md, "Half precision".
-@static if Base.find_package("BFloat16s") !== nothing
-    import BFloat16s
-    const TkBFloat16 = BFloat16s.BFloat16
-elseif isdefined(Core, :BFloat16)
-    const TkBFloat16 = Core.BFloat16
-else
-    primitive type TkBFloat16 <: AbstractFloat 16 end
-end
+# Julia caller's bf16 arrays are the kernels' own. docs/julia.md, "Half precision".
+const TkBFloat16 = BFloat16s.BFloat16
 
 # f32 → bf16 rounded to nearest even on the bits, a NaN kept quiet with its sign, and bf16 → f32
 # exactly: what every Tack engine computes (render/llvm/half.py). Not `BFloat16(x)`, which from
@@ -442,9 +434,8 @@ const tk_KI = isdefined(KA, :KernelIntrinsics) ? getfield(KA, :KernelIntrinsics)
 # renderer selects the lane's own value where that lane is outside its 32-lane warp).
 @inline tk_shfl_down(x, s::Int32) = tk_KI.shfl_down(x, s)
 
-# The loaded KA's version, as the engine reads it before choosing a warp kernel's text. Base has
-# `pkgversion` from Julia 1.9; KA 0.10 requires Julia 1.10, so an older Julia runs a KA 0.9.
-tk_ka_version() = isdefined(Base, :pkgversion) ? string(Base.pkgversion(KA)) : "0.9.0"
+# The loaded KA's version, as the engine reads it before choosing a warp kernel's text.
+tk_ka_version() = string(Base.pkgversion(KA))
 
 """
     tk_subgroups(backend)

@@ -43,15 +43,20 @@ end
 
 """NNlib's softmax (logsoftmax with `want_log`) of columns holding +inf, written from its limit
 (https://github.com/FluxML/NNlib.jl/blob/master/src/softmax.jl): the k +inf elements share the
-column, 1/k each (-log k), the others 0 (-Inf)."""
+column, 1/k each (-log k), the others 0 (-Inf). Where NNlib is installed, the kernels are also
+compared with NNlib itself on the same Float32 input, which checks that reading of its source."""
 function test_softmax_plus_inf(b, f!, want_log)
     x = Float32[Inf 1 Inf; 1 2 3; 2 Inf Inf]  # +inf first in column 1, last in 2, twice in 3
     want = want_log ? Float32[0 -Inf -log(2); -Inf -Inf -Inf; -Inf 0 -log(2)] :
                       Float32[1 0 0.5; 0 0 0; 0 1 0.5]
+    name = want_log ? :logsoftmax : :softmax
     @testset "$(nameof(f!)) +Inf workgroups=$wg" for wg in OPS_TIERS,
                                                           (xs, d) in ((x, 1), (permutedims(x), 2))
         y = ops_zeros(b, Float32, size(xs)...)
         f!(y, ops_on(b, xs); dims = d, workgroups = wg)
         @test allclose(Array(y), d == 1 ? want : permutedims(want); rtol = 1e-6)
+        with_nnlib(name, xs) do
+            @test allclose(Array(y), getfield(NNlib, name)(xs; dims = d); rtol = 1e-6)
+        end
     end
 end

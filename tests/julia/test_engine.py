@@ -52,6 +52,23 @@ def test_julia_that_cannot_start_is_a_runtime_error_once(monkeypatch, fresh_sess
     assert _NoJulia.calls == 1
 
 
+def test_missing_runtime_package_names_the_dependencies(fake, monkeypatch):
+    """TackRuntime.jl imports BFloat16s (and KA, Atomix, StaticArrays) with no fallback: an
+    environment without one fails to start, with Julia's error and what to install."""
+    seval = fake.seval
+
+    def no_bfloat16s(code: str):
+        if code.startswith("Base.include"):
+            raise RuntimeError('ArgumentError: Package BFloat16s not found in current path')
+        return seval(code)
+
+    monkeypatch.setattr(fake, "seval", no_bfloat16s)
+    with pytest.raises(RuntimeError, match=r"Package BFloat16s not found.*StaticArrays, "
+                                           r"BFloat16s\) are declared in tack/juliapkg\.json.*"
+                                           r"PYTHON_JULIACALL_PROJECT"):
+        rj.JuliaEngine("cpu").compile(_saxpy())
+
+
 def test_missing_gpu_package_names_it(fake):
     fake.packages = set()
     with pytest.raises(RuntimeError, match=r"Metal\.jl is not installed.*juliapkg\.add\('Metal'"):

@@ -1,8 +1,9 @@
 """Half precision on the Julia engine: f16 is Julia's Float16, bf16 TackRuntime's `TkBFloat16`
-(Core.BFloat16 from Julia 1.11), converted with `Float16(x)`/`Float32(h)` and TackRuntime's
-`tk_bf16`/`tk_f32`; every half operation is an f32 one rounded once (passes/half.py). The bit-exact
-tests of tests/exec/test_half.py run on Julia 1.5.3 through the engine fixture; these check the
-rendered text, and a bf16 workgroup kernel there."""
+(BFloat16s.jl's BFloat16, Core.BFloat16 from Julia 1.11; on Julia 1.5.3 the stand-in's storage
+type, julia/test/standin/packages/BFloat16s), converted with `Float16(x)`/`Float32(h)` and
+TackRuntime's `tk_bf16`/`tk_f32`; every half operation is an f32 one rounded once
+(passes/half.py). The bit-exact tests of tests/exec/test_half.py run on Julia 1.5.3 through the
+engine fixture; these check the rendered text, and a bf16 workgroup kernel there."""
 import numpy as np
 import pytest
 import tack
@@ -47,7 +48,8 @@ def k_shared_bf16(a, out):
 
 def test_bf16_workgroup_kernel_renders(jl_parser):
     """A local of a barrier kernel becomes a `@private` cell, zeroed without `zero(TkBFloat16)`
-    (TackRuntime's own type has no `zero`), and `@localmem` holds TkBFloat16."""
+    (a bf16 type need not have one: the Julia 1.5.3 tier's stand-in has none), and `@localmem`
+    holds TkBFloat16."""
     tack.set_default_device("cpu")
     a = tack.array(np.ones(512, H.BF16))
     text = render_julia(specialize(k_shared_bf16, [a, tack.zeros(512, tack.bf16)]))
@@ -74,6 +76,9 @@ def test_half_probe_on_julia153(julia153_engine):
     from tack.runtime.julia.engine import _Session
 
     jl = _Session.get().jl
+    # TackRuntime's plain `import BFloat16s` found the stand-in package on this Julia
+    assert jl.seval("TkBFloat16 === TackRuntime.BFloat16s.BFloat16 && "
+                    "TackRuntime.BFloat16s.STANDIN")
     for t in ("Float16", "TkBFloat16"):
         assert jl.seval(f"TackRuntime.tk_half_probe(KernelAbstractions.CPU(), {t})") == ""
     jl.seval("struct TkNoHalfBackend <: KernelAbstractions.Backend end")

@@ -166,7 +166,10 @@ def _julia(arch: str) -> Capabilities:
     device: docs/design/003-julia-rendering.md), asked at compile; Metal has 32-bit atomics only
     (https://github.com/JuliaConcurrent/Atomix.jl/blob/main/ext/AtomixMetalExt.jl), and CUDA
     and Metal none narrower than 32 bits (Atomix's CUDA and Metal extensions call
-    `CUDA.atomic_*`/`Metal.atomic_*`, defined for 32- and 64-bit types). On GPU devices a
+    `CUDA.atomic_*`/`Metal.atomic_*`, defined for 32- and 64-bit types). On `cpu` it is 8 bits,
+    right for KA 0.9's CPU backend (Julia's own atomics) but not for KA 0.10's (PoCL): this table
+    is static and the environments admit both releases, so the engine narrows it to 32 at compile
+    once it has asked the loaded KA's version (`JuliaEngine._check_atomics`). On GPU devices a
     tack.Array is a Julia array on the backend (runtime/julia/storage.py, docs/julia.md)."""
     return Capabilities(workgroups=True, takes_pointers=False, host_memory=arch == "cpu",
                         f64=arch in ("cpu", "cuda", "hip"),

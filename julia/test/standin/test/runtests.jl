@@ -8,6 +8,7 @@ using Test
 include(joinpath(@__DIR__, "..", "load.jl"))
 using KernelAbstractions
 import Atomix
+import BFloat16s
 import StaticArrays
 const KA = KernelAbstractions
 
@@ -143,7 +144,7 @@ end
 
 function run_standin_tests()
     @testset "Tack's KernelAbstractions stand-in" begin
-        @test KA.STANDIN && Atomix.STANDIN
+        @test KA.STANDIN && Atomix.STANDIN && BFloat16s.STANDIN
 
         @testset "KA test/private.jl" begin
             A = zeros(Int, 64)
@@ -243,6 +244,20 @@ function run_standin_tests()
             @test v[2] === 1.5f0
             @test_throws BoundsError v[4]
             @test length(StaticArrays.MVector{0,Int32}(undef)) == 0
+        end
+
+        @testset "BFloat16s' BFloat16 (TackRuntime.TkBFloat16) and Base.pkgversion" begin
+            B = BFloat16s.BFloat16
+            @test B <: AbstractFloat && isbitstype(B) && sizeof(B) == 2
+            @test reinterpret(UInt16, reinterpret(B, 0x3fc0)) === 0x3fc0  # bits kept
+            @test reinterpret(UInt16, Array(reinterpret(B, UInt16[1, 0x7fc0]))) == [1, 0x7fc0]
+            @test_throws MethodError zero(B)  # a storage type: no arithmetic to hide a misuse
+            # load.jl's pkgversion where Julia (< 1.9) has none; Base's reads a Project.toml,
+            # which the stand-ins lack
+            want = VERSION < v"1.9" ? v"0.9.41" : nothing
+            @test Base.pkgversion(KA) == want
+            @test Base.pkgversion(KA.Extras) == want  # a submodule: its package's
+            @test Base.pkgversion(Atomix) === nothing  # a stand-in that states no version
         end
     end
 end

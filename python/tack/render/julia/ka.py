@@ -70,7 +70,7 @@ from .subgroups import EMULATED, KI
 JL_TYPES = {dt.i8: "Int8", dt.u8: "UInt8", dt.i16: "Int16", dt.u16: "UInt16", dt.i32: "Int32",
             dt.u32: "UInt32", dt.i64: "Int64", dt.u64: "UInt64", dt.f32: "Float32",
             dt.f64: "Float64", dt.bool_: "Bool", dt.f16: "Float16",
-            dt.bf16: "TkBFloat16"}  # TackRuntime's: Core.BFloat16 where Julia has it
+            dt.bf16: "TkBFloat16"}  # TackRuntime's: BFloat16s.BFloat16, Core.BFloat16 from 1.11
 
 # Every compound expression is parenthesized, so Julia's precedence never matters; statements
 # drop the outermost pair. `{0}`... are the rendered operands.

@@ -138,9 +138,11 @@ class _Session:
             self.launch = self.jl.seval("TackRuntime.launch!")
         except Exception as exc:  # a Julia error (any type): wrapped once, with its cause
             raise TackRuntimeError(
-                "Cannot initialize the Julia engine: loading KernelAbstractions.jl failed "
-                f"({exc}). Tack's Julia dependencies are declared in tack/juliapkg.json; juliapkg "
-                "installs them on first import of juliacall.") from exc
+                "Cannot initialize the Julia engine: loading KernelAbstractions.jl and Tack's "
+                f"runtime failed ({exc}). Tack's Julia dependencies (KernelAbstractions, Atomix, "
+                "StaticArrays, BFloat16s) are declared in tack/juliapkg.json; juliapkg installs "
+                "them on first import of juliacall, and an environment of your own "
+                "(PYTHON_JULIACALL_PROJECT) needs them too.") from exc
         self.kernels: dict[str, object] = {}  # Julia source → kernel constructor
         self.backends: dict[str, object] = {}
         self._ka_version: tuple[int, ...] | None = None

@@ -33,6 +33,10 @@ import Printf
 """True: this is Tack's stand-in, not KernelAbstractions.jl."""
 const STANDIN = true
 
+"""The KernelAbstractions.jl release whose CPU backend this follows: what `Base.pkgversion`
+gives for it (`julia/test/standin/load.jl` supplies that function where Julia lacks it)."""
+const STANDIN_VERSION = v"0.9.41"
+
 include("exprtools.jl")
 include("backend.jl")
 include("macros.jl")
