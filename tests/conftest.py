@@ -89,6 +89,29 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=rank)  # stable: files stay whole and in their own order
 
 
+# A GPU fault (an illegal instruction or address) leaves the process's CUDA context unusable:
+# every later CUDA test of the process would fail with the same sticky error and bury the one
+# that caused it (one such fault once turned 5 failures into 187 under -n 16). The first failure
+# that reports it is kept; the process's later CUDA tests are skipped, naming it, and the
+# summary's skip lines say how many did not run.
+DEAD_CUDA_CONTEXT = "CUDA context is now unusable"  # runtime/cuda/engine.py words a sticky error
+_dead_cuda_context: list[str] = []
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed and not _dead_cuda_context and DEAD_CUDA_CONTEXT in report.longreprtext:
+        _dead_cuda_context.append(item.nodeid)
+
+
+def pytest_runtest_setup(item):
+    if _dead_cuda_context and item.get_closest_marker("cuda") is not None:
+        pytest.skip(f"not run: this test process's CUDA context died in "
+                    f"{_dead_cuda_context[0]} (run it again in a fresh process)")
+
+
 def pytest_terminal_summary(terminalreporter):
     """Skipped tests as one line per reason with its count, most frequent first: a green run
     stays short, and what did not run (no GPU, no Julia, no MPI) is still said."""
