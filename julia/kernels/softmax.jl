@@ -988,75 +988,76 @@ end
 TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_3be726fb)) = 256  # softmax.py:232
 
 # Tack kernel `_online`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__online_174de173(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:280
-    tk_gi = @index(Global, Linear)  # softmax.py:280
-    tk_li = @index(Local, Linear)  # softmax.py:280
-    vals = @private Float32 (8,)  # softmax.py:280
-    tk_v_group_reduce_smem14 = @localmem Float32 (256,)  # softmax.py:280
-    tk_v_group_reduce_smem25 = @localmem Float32 (256,)  # softmax.py:280
-    tk_u = @localmem Bool (2,)  # softmax.py:280
-    lane = @private Int32 (1,)  # softmax.py:280
-    base = @private Int32 (1,)  # softmax.py:280
-    m = @private Float32 (1,)  # softmax.py:280
-    s = @private Float32 (1,)  # softmax.py:280
-    c = @private Int32 (1,)  # softmax.py:280
-    tk_v_group_tree_tid18 = @private Int32 (1,)  # softmax.py:280
-    tk_v_group_tree_stride17 = @private Int32 (1,)  # softmax.py:280
-    tk_v_group_tree_result16 = @private Float32 (1,)  # softmax.py:280
-    big = @private Float32 (1,)  # softmax.py:280
-    tk_v_group_tree_tid29 = @private Int32 (1,)  # softmax.py:280
-    tk_v_group_tree_stride28 = @private Int32 (1,)  # softmax.py:280
-    tk_v_group_tree_result27 = @private Float32 (1,)  # softmax.py:280
-    local t::Int32 = zero(Int32)  # softmax.py:280
-    local r::Int32 = zero(Int32)  # softmax.py:280
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:280
-    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:280
-    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:280
-    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:280
-    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:280
-    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:280
-    local tk_v_online_step_m7::Float32 = zero(Float32)  # softmax.py:280
-    local tk_v_online_step_s8::Float32 = zero(Float32)  # softmax.py:280
-    local tk_v_online_step_v10::Int32 = zero(Int32)  # softmax.py:280
-    local tk_v_online_step_e9::Float32 = zero(Float32)  # softmax.py:280
-    local tk_v_shifted_ret13::Float32 = zero(Float32)  # softmax.py:280
-    local tk_v_online_step_ret11::Float32 = zero(Float32)  # softmax.py:280
-    local tk_v_online_step_ret12::Float32 = zero(Float32)  # softmax.py:280
-    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:280
-    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:280
-    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:280
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:280
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:280
-    lane[1] = Int32(0)  # softmax.py:280
-    base[1] = Int32(0)  # softmax.py:280
-    m[1] = 0.0f0  # softmax.py:280
-    s[1] = 0.0f0  # softmax.py:280
-    c[1] = Int32(0)  # softmax.py:280
-    tk_v_group_tree_tid18[1] = Int32(0)  # softmax.py:280
-    tk_v_group_tree_stride17[1] = Int32(0)  # softmax.py:280
-    tk_v_group_tree_result16[1] = 0.0f0  # softmax.py:280
-    big[1] = 0.0f0  # softmax.py:280
-    tk_v_group_tree_tid29[1] = Int32(0)  # softmax.py:280
-    tk_v_group_tree_stride28[1] = Int32(0)  # softmax.py:280
-    tk_v_group_tree_result27[1] = 0.0f0  # softmax.py:280
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:281
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:282
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:282
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:282
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:283
-    tk_v_row_start_ret1 = r * n  # softmax.py:94
-    base[1] = tk_v_row_start_ret1  # softmax.py:284
-    m[1] = -Inf32  # softmax.py:286
+@kernel function tk__online_b748356e(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:287
+    tk_gi = @index(Global, Linear)  # softmax.py:287
+    tk_li = @index(Local, Linear)  # softmax.py:287
+    vals = @private Float32 (8,)  # softmax.py:287
+    tk_v_group_reduce_smem15 = @localmem Float32 (256,)  # softmax.py:287
+    tk_v_group_reduce_smem26 = @localmem Float32 (256,)  # softmax.py:287
+    tk_u = @localmem Bool (2,)  # softmax.py:287
+    lane = @private Int32 (1,)  # softmax.py:287
+    base = @private Int32 (1,)  # softmax.py:287
+    m = @private Float32 (1,)  # softmax.py:287
+    s = @private Float32 (1,)  # softmax.py:287
+    c = @private Int32 (1,)  # softmax.py:287
+    tk_v_group_tree_tid19 = @private Int32 (1,)  # softmax.py:287
+    tk_v_group_tree_stride18 = @private Int32 (1,)  # softmax.py:287
+    tk_v_group_tree_result17 = @private Float32 (1,)  # softmax.py:287
+    big = @private Float32 (1,)  # softmax.py:287
+    tk_v_group_tree_tid30 = @private Int32 (1,)  # softmax.py:287
+    tk_v_group_tree_stride29 = @private Int32 (1,)  # softmax.py:287
+    tk_v_group_tree_result28 = @private Float32 (1,)  # softmax.py:287
+    local t::Int32 = zero(Int32)  # softmax.py:287
+    local r::Int32 = zero(Int32)  # softmax.py:287
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:287
+    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:287
+    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:287
+    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:287
+    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:287
+    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:287
+    local tk_v_online_step_m7::Float32 = zero(Float32)  # softmax.py:287
+    local tk_v_online_step_s8::Float32 = zero(Float32)  # softmax.py:287
+    local tk_v_online_step_big9::Float32 = zero(Float32)  # softmax.py:287
+    local tk_v_online_step_v10::Int32 = zero(Int32)  # softmax.py:287
+    local tk_v_shifted_v13::Float32 = zero(Float32)  # softmax.py:287
+    local tk_v_shifted_ret14::Float32 = zero(Float32)  # softmax.py:287
+    local tk_v_online_step_ret11::Float32 = zero(Float32)  # softmax.py:287
+    local tk_v_online_step_ret12::Float32 = zero(Float32)  # softmax.py:287
+    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:287
+    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:287
+    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:287
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:287
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:287
+    lane[1] = Int32(0)  # softmax.py:287
+    base[1] = Int32(0)  # softmax.py:287
+    m[1] = 0.0f0  # softmax.py:287
     s[1] = 0.0f0  # softmax.py:287
-    tk_v_start3 = (lane[1] * Int32(8)) % Int64  # softmax.py:288
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # softmax.py:288
-    if UInt32(0) < tk_v_trips1  # softmax.py:288
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:288
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(2048))) % Int32  # softmax.py:288
-            tk_v_take_i2 = Int32(0)  # softmax.py:289
-            tk_v_take_at3 = base[1] + c[1]  # softmax.py:289
-            tk_v_take_left4 = n - c[1]  # softmax.py:289
-            tk_v_take_fill5 = 0.0f0  # softmax.py:289
+    c[1] = Int32(0)  # softmax.py:287
+    tk_v_group_tree_tid19[1] = Int32(0)  # softmax.py:287
+    tk_v_group_tree_stride18[1] = Int32(0)  # softmax.py:287
+    tk_v_group_tree_result17[1] = 0.0f0  # softmax.py:287
+    big[1] = 0.0f0  # softmax.py:287
+    tk_v_group_tree_tid30[1] = Int32(0)  # softmax.py:287
+    tk_v_group_tree_stride29[1] = Int32(0)  # softmax.py:287
+    tk_v_group_tree_result28[1] = 0.0f0  # softmax.py:287
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:288
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:289
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:289
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:289
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:290
+    tk_v_row_start_ret1 = r * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # softmax.py:291
+    m[1] = -Inf32  # softmax.py:293
+    s[1] = 0.0f0  # softmax.py:294
+    tk_v_start3 = (lane[1] * Int32(8)) % Int64  # softmax.py:295
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # softmax.py:295
+    if UInt32(0) < tk_v_trips1  # softmax.py:295
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:295
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(2048))) % Int32  # softmax.py:295
+            tk_v_take_i2 = Int32(0)  # softmax.py:296
+            tk_v_take_at3 = base[1] + c[1]  # softmax.py:296
+            tk_v_take_left4 = n - c[1]  # softmax.py:296
+            tk_v_take_fill5 = 0.0f0  # softmax.py:296
             if tk_v_take_left4 >= Int32(8)  # _steps.py:22
                 KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                     vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -1066,151 +1067,157 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_3be726fb)) = 256  # soft
                     vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : 0.0f0  # _steps.py:27
                 end
             end
-            tk_v_online_step_m7 = m[1]  # softmax.py:290
-            tk_v_online_step_s8 = s[1]  # softmax.py:290
-            KernelAbstractions.Extras.@unroll for outer tk_v_online_step_v10 in Int32(0):Int32(7)  # softmax.py:269
-                if (c[1] + tk_v_online_step_v10) < n  # softmax.py:270
-                    tk_v_online_step_e9 = vals[(tk_v_online_step_v10 % Int64) + 1]  # softmax.py:271
-                    if tk_v_online_step_e9 > tk_v_online_step_m7  # softmax.py:272
-                        tk_v_online_step_s8 = tk_v_online_step_s8 * exp(tk_v_online_step_m7 - tk_v_online_step_e9)  # softmax.py:273
-                        tk_v_online_step_m7 = tk_v_online_step_e9  # softmax.py:274
-                    end
-                    tk_v_shifted_ret13 = ifelse(tk_v_online_step_m7 == Inf32, ifelse(tk_v_online_step_e9 == tk_v_online_step_m7, 0.0f0, -Inf32), tk_v_online_step_e9 - tk_v_online_step_m7)  # softmax.py:62
-                    tk_v_online_step_s8 = tk_v_online_step_s8 + exp(tk_v_shifted_ret13)  # softmax.py:275
+            tk_v_online_step_m7 = m[1]  # softmax.py:297
+            tk_v_online_step_s8 = s[1]  # softmax.py:297
+            tk_v_online_step_big9 = tk_v_online_step_m7  # softmax.py:273
+            KernelAbstractions.Extras.@unroll for outer tk_v_online_step_v10 in Int32(0):Int32(7)  # softmax.py:274
+                if ((c[1] + tk_v_online_step_v10) < n) && (vals[(tk_v_online_step_v10 % Int64) + 1] > tk_v_online_step_big9)  # softmax.py:275
+                    tk_v_online_step_big9 = vals[(tk_v_online_step_v10 % Int64) + 1]  # softmax.py:276
                 end
             end
-            tk_v_online_step_ret11 = tk_v_online_step_m7  # softmax.py:276
-            tk_v_online_step_ret12 = tk_v_online_step_s8  # softmax.py:276
-            m[1] = tk_v_online_step_ret11  # softmax.py:290
-            s[1] = tk_v_online_step_ret12  # softmax.py:290
+            if tk_v_online_step_big9 > tk_v_online_step_m7  # softmax.py:277
+                tk_v_online_step_s8 = tk_v_online_step_s8 * exp(tk_v_online_step_m7 - tk_v_online_step_big9)  # softmax.py:278
+                tk_v_online_step_m7 = tk_v_online_step_big9  # softmax.py:279
+            end
+            KernelAbstractions.Extras.@unroll for outer tk_v_online_step_v10 in Int32(0):Int32(7)  # softmax.py:280
+                if ((c[1] + tk_v_online_step_v10) < n) && (vals[(tk_v_online_step_v10 % Int64) + 1] != (-Inf32))  # softmax.py:281
+                    tk_v_shifted_v13 = vals[(tk_v_online_step_v10 % Int64) + 1]  # softmax.py:282
+                    tk_v_shifted_ret14 = ifelse(tk_v_online_step_m7 == Inf32, ifelse(tk_v_shifted_v13 == tk_v_online_step_m7, 0.0f0, -Inf32), tk_v_shifted_v13 - tk_v_online_step_m7)  # softmax.py:62
+                    tk_v_online_step_s8 = tk_v_online_step_s8 + exp(tk_v_shifted_ret14)  # softmax.py:282
+                end
+            end
+            tk_v_online_step_ret11 = tk_v_online_step_m7  # softmax.py:283
+            tk_v_online_step_ret12 = tk_v_online_step_s8  # softmax.py:283
+            m[1] = tk_v_online_step_ret11  # softmax.py:297
+            s[1] = tk_v_online_step_ret12  # softmax.py:297
         end
     end
-    tk_v_group_tree_tid18[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem14[(tk_v_group_tree_tid18[1] % Int64) + 1] = m[1]  # reductions.py:20
+    tk_v_group_tree_tid19[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem15[(tk_v_group_tree_tid19[1] % Int64) + 1] = m[1]  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride17[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride17[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride18[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride18[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[1]  # reductions.py:23
-        local tk_v_larger_a20::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_larger_b21::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_larger_ret22::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid18[1] < tk_v_group_tree_stride17[1]  # reductions.py:24
-            tk_v_larger_a20 = tk_v_group_reduce_smem14[(tk_v_group_tree_tid18[1] % Int64) + 1]  # reductions.py:25
-            tk_v_larger_b21 = tk_v_group_reduce_smem14[((tk_v_group_tree_tid18[1] + tk_v_group_tree_stride17[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_larger_ret22 = tk_maxnum(tk_v_larger_a20, tk_v_larger_b21)  # combine.py:51
-            tk_v_group_reduce_smem14[(tk_v_group_tree_tid18[1] % Int64) + 1] = tk_v_larger_ret22  # reductions.py:25
+        local tk_v_larger_a21::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_larger_b22::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_larger_ret23::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid19[1] < tk_v_group_tree_stride18[1]  # reductions.py:24
+            tk_v_larger_a21 = tk_v_group_reduce_smem15[(tk_v_group_tree_tid19[1] % Int64) + 1]  # reductions.py:25
+            tk_v_larger_b22 = tk_v_group_reduce_smem15[((tk_v_group_tree_tid19[1] + tk_v_group_tree_stride18[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_larger_ret23 = tk_maxnum(tk_v_larger_a21, tk_v_larger_b22)  # combine.py:51
+            tk_v_group_reduce_smem15[(tk_v_group_tree_tid19[1] % Int64) + 1] = tk_v_larger_ret23  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride17[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride17[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride17[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride17[1] > Int32(0)  # reductions.py:23
+        tk_v_cse3 = rem(tk_v_group_tree_stride18[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride18[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride18[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride18[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result16[1] = tk_v_group_reduce_smem14[1]  # reductions.py:28
+    tk_v_group_tree_result17[1] = tk_v_group_reduce_smem15[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret19::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_ret15::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_shifted_ret24::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_x23::Float32 = zero(Float32)  # reductions.py:30
-    tk_v_group_tree_ret19 = tk_v_group_tree_result16[1]  # reductions.py:30
-    tk_v_group_reduce_ret15 = tk_v_group_tree_ret19  # reductions.py:38
-    big[1] = tk_v_group_reduce_ret15  # softmax.py:291
-    tk_v_shifted_ret24 = ifelse(big[1] == Inf32, ifelse(m[1] == big[1], 0.0f0, -Inf32), m[1] - big[1])  # softmax.py:62
-    tk_v_group_reduce_x23 = s[1] * exp(tk_v_shifted_ret24)  # softmax.py:293
-    tk_v_group_tree_tid29[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem25[(tk_v_group_tree_tid29[1] % Int64) + 1] = tk_v_group_reduce_x23  # reductions.py:20
+    local tk_v_group_tree_ret20::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_ret16::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_ret25::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_x24::Float32 = zero(Float32)  # reductions.py:30
+    tk_v_group_tree_ret20 = tk_v_group_tree_result17[1]  # reductions.py:30
+    tk_v_group_reduce_ret16 = tk_v_group_tree_ret20  # reductions.py:38
+    big[1] = tk_v_group_reduce_ret16  # softmax.py:298
+    tk_v_shifted_ret25 = ifelse(big[1] == Inf32, ifelse(m[1] == big[1], 0.0f0, -Inf32), m[1] - big[1])  # softmax.py:62
+    tk_v_group_reduce_x24 = s[1] * exp(tk_v_shifted_ret25)  # softmax.py:300
+    tk_v_group_tree_tid30[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem26[(tk_v_group_tree_tid30[1] % Int64) + 1] = tk_v_group_reduce_x24  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride28[1] = Int32(128)  # reductions.py:22
-    tk_u[2] = tk_v_group_tree_stride28[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride29[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride29[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[2]  # reductions.py:23
-        local tk_v_add_a31::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b32::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret33::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid29[1] < tk_v_group_tree_stride28[1]  # reductions.py:24
-            tk_v_add_a31 = tk_v_group_reduce_smem25[(tk_v_group_tree_tid29[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b32 = tk_v_group_reduce_smem25[((tk_v_group_tree_tid29[1] + tk_v_group_tree_stride28[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret33 = tk_v_add_a31 + tk_v_add_b32  # combine.py:18
-            tk_v_group_reduce_smem25[(tk_v_group_tree_tid29[1] % Int64) + 1] = tk_v_add_ret33  # reductions.py:25
+        local tk_v_add_a32::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b33::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret34::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid30[1] < tk_v_group_tree_stride29[1]  # reductions.py:24
+            tk_v_add_a32 = tk_v_group_reduce_smem26[(tk_v_group_tree_tid30[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b33 = tk_v_group_reduce_smem26[((tk_v_group_tree_tid30[1] + tk_v_group_tree_stride29[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret34 = tk_v_add_a32 + tk_v_add_b33  # combine.py:18
+            tk_v_group_reduce_smem26[(tk_v_group_tree_tid30[1] % Int64) + 1] = tk_v_add_ret34  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse5 = rem(tk_v_group_tree_stride28[1], Int32(2))  # reductions.py:27
-        tk_v_cse6 = div(tk_v_group_tree_stride28[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride28[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
-        tk_u[2] = tk_v_group_tree_stride28[1] > Int32(0)  # reductions.py:23
+        tk_v_cse5 = rem(tk_v_group_tree_stride29[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride29[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride29[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride29[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result27[1] = tk_v_group_reduce_smem25[1]  # reductions.py:28
+    tk_v_group_tree_result28[1] = tk_v_group_reduce_smem26[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret30::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_ret26::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_tree_ret31::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_ret27::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_take_i34::Int32 = zero(Int32)  # reductions.py:30
-    local tk_v_take_at35::Int32 = zero(Int32)  # reductions.py:30
-    local tk_v_take_left36::Int32 = zero(Int32)  # reductions.py:30
-    local tk_v_take_fill37::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_take_v38::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_i35::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_at36::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_left37::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_fill38::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_take_v39::Int32 = zero(Int32)  # reductions.py:30
     local v::Int32 = zero(Int32)  # reductions.py:30
-    local tk_v_shifted_v39::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_shifted_ret40::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_v40::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_ret41::Float32 = zero(Float32)  # reductions.py:30
     local e::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_put_at41::Int32 = zero(Int32)  # reductions.py:30
-    local tk_v_put_left42::Int32 = zero(Int32)  # reductions.py:30
-    local tk_v_put_i43::Int32 = zero(Int32)  # reductions.py:30
-    local tk_v_put_v44::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_put_at42::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_put_left43::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_put_i44::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_put_v45::Int32 = zero(Int32)  # reductions.py:30
     local tk_v_trips4::UInt32 = zero(UInt32)  # reductions.py:30
     local tk_v_k5::UInt32 = zero(UInt32)  # reductions.py:30
     local tk_v_trips6::UInt32 = zero(UInt32)  # reductions.py:30
     local tk_v_k7::UInt32 = zero(UInt32)  # reductions.py:30
     local tk_v_start8::Int64 = zero(Int64)  # reductions.py:30
-    tk_v_group_tree_ret30 = tk_v_group_tree_result27[1]  # reductions.py:30
-    tk_v_group_reduce_ret26 = tk_v_group_tree_ret30  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret26  # softmax.py:293
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:294
-    tk_v_start8 = (lane[1] * Int32(8)) % Int64  # softmax.py:295
-    tk_v_trips6 = div((max((n % Int64) - tk_v_start8, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # softmax.py:295
-    if UInt32(0) < tk_v_trips6  # softmax.py:295
-        for outer tk_v_k7 in UInt32(0):(tk_v_trips6 - UInt32(1))  # softmax.py:295
-            c[1] = (tk_v_start8 + ((tk_v_k7 % Int64) * Int64(2048))) % Int32  # softmax.py:295
-            tk_v_take_i34 = Int32(0)  # softmax.py:296
-            tk_v_take_at35 = base[1] + c[1]  # softmax.py:296
-            tk_v_take_left36 = n - c[1]  # softmax.py:296
-            tk_v_take_fill37 = 0.0f0  # softmax.py:296
-            if tk_v_take_left36 >= Int32(8)  # _steps.py:22
-                KernelAbstractions.Extras.@unroll for outer tk_v_take_v38 in Int32(0):Int32(7)  # _steps.py:23
-                    vals[((tk_v_take_i34 + tk_v_take_v38) % Int64) + 1] = x[((tk_v_take_at35 + tk_v_take_v38) % Int64) + 1]  # _steps.py:24
+    tk_v_group_tree_ret31 = tk_v_group_tree_result28[1]  # reductions.py:30
+    tk_v_group_reduce_ret27 = tk_v_group_tree_ret31  # reductions.py:38
+    s[1] = tk_v_group_reduce_ret27  # softmax.py:300
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:301
+    tk_v_start8 = (lane[1] * Int32(8)) % Int64  # softmax.py:302
+    tk_v_trips6 = div((max((n % Int64) - tk_v_start8, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # softmax.py:302
+    if UInt32(0) < tk_v_trips6  # softmax.py:302
+        for outer tk_v_k7 in UInt32(0):(tk_v_trips6 - UInt32(1))  # softmax.py:302
+            c[1] = (tk_v_start8 + ((tk_v_k7 % Int64) * Int64(2048))) % Int32  # softmax.py:302
+            tk_v_take_i35 = Int32(0)  # softmax.py:303
+            tk_v_take_at36 = base[1] + c[1]  # softmax.py:303
+            tk_v_take_left37 = n - c[1]  # softmax.py:303
+            tk_v_take_fill38 = 0.0f0  # softmax.py:303
+            if tk_v_take_left37 >= Int32(8)  # _steps.py:22
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v39 in Int32(0):Int32(7)  # _steps.py:23
+                    vals[((tk_v_take_i35 + tk_v_take_v39) % Int64) + 1] = x[((tk_v_take_at36 + tk_v_take_v39) % Int64) + 1]  # _steps.py:24
                 end
             else
-                KernelAbstractions.Extras.@unroll for outer tk_v_take_v38 in Int32(0):Int32(7)  # _steps.py:26
-                    vals[((tk_v_take_i34 + tk_v_take_v38) % Int64) + 1] = (tk_v_take_v38 < tk_v_take_left36) ? x[((tk_v_take_at35 + tk_v_take_v38) % Int64) + 1] : 0.0f0  # _steps.py:27
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v39 in Int32(0):Int32(7)  # _steps.py:26
+                    vals[((tk_v_take_i35 + tk_v_take_v39) % Int64) + 1] = (tk_v_take_v39 < tk_v_take_left37) ? x[((tk_v_take_at36 + tk_v_take_v39) % Int64) + 1] : 0.0f0  # _steps.py:27
                 end
             end
-            KernelAbstractions.Extras.@unroll for outer v in Int32(0):Int32(7)  # softmax.py:297
-                tk_v_shifted_v39 = vals[(v % Int64) + 1]  # softmax.py:298
-                tk_v_shifted_ret40 = ifelse(big[1] == Inf32, ifelse(tk_v_shifted_v39 == big[1], 0.0f0, -Inf32), tk_v_shifted_v39 - big[1])  # softmax.py:62
-                e = tk_v_shifted_ret40  # softmax.py:298
-                vals[(v % Int64) + 1] = (want_log != Int32(0)) ? (e - tk_log(s[1])) : (exp(e) * tk_v_inv)  # softmax.py:299
+            KernelAbstractions.Extras.@unroll for outer v in Int32(0):Int32(7)  # softmax.py:304
+                tk_v_shifted_v40 = vals[(v % Int64) + 1]  # softmax.py:305
+                tk_v_shifted_ret41 = ifelse(big[1] == Inf32, ifelse(tk_v_shifted_v40 == big[1], 0.0f0, -Inf32), tk_v_shifted_v40 - big[1])  # softmax.py:62
+                e = tk_v_shifted_ret41  # softmax.py:305
+                vals[(v % Int64) + 1] = (want_log != Int32(0)) ? (e - tk_log(s[1])) : (exp(e) * tk_v_inv)  # softmax.py:306
             end
-            tk_v_put_at41 = base[1] + c[1]  # softmax.py:300
-            tk_v_put_left42 = n - c[1]  # softmax.py:300
-            tk_v_put_i43 = Int32(0)  # softmax.py:300
-            if tk_v_put_left42 >= Int32(8)  # _steps.py:33
-                KernelAbstractions.Extras.@unroll for outer tk_v_put_v44 in Int32(0):Int32(7)  # _steps.py:34
-                    out[((tk_v_put_at41 + tk_v_put_v44) % Int64) + 1] = vals[((tk_v_put_i43 + tk_v_put_v44) % Int64) + 1]  # _steps.py:35
+            tk_v_put_at42 = base[1] + c[1]  # softmax.py:307
+            tk_v_put_left43 = n - c[1]  # softmax.py:307
+            tk_v_put_i44 = Int32(0)  # softmax.py:307
+            if tk_v_put_left43 >= Int32(8)  # _steps.py:33
+                KernelAbstractions.Extras.@unroll for outer tk_v_put_v45 in Int32(0):Int32(7)  # _steps.py:34
+                    out[((tk_v_put_at42 + tk_v_put_v45) % Int64) + 1] = vals[((tk_v_put_i44 + tk_v_put_v45) % Int64) + 1]  # _steps.py:35
                 end
             else
                 tk_v_trips4 = UInt32(8)  # _steps.py:37
                 if UInt32(0) < tk_v_trips4  # _steps.py:37
                     KernelAbstractions.Extras.@unroll for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # _steps.py:37
-                        tk_v_put_v44 = (Int64(7) + ((tk_v_k5 % Int64) * Int64(-1))) % Int32  # _steps.py:37
-                        if tk_v_put_v44 < tk_v_put_left42  # _steps.py:38
-                            out[((tk_v_put_at41 + tk_v_put_v44) % Int64) + 1] = vals[((tk_v_put_i43 + tk_v_put_v44) % Int64) + 1]  # _steps.py:39
+                        tk_v_put_v45 = (Int64(7) + ((tk_v_k5 % Int64) * Int64(-1))) % Int32  # _steps.py:37
+                        if tk_v_put_v45 < tk_v_put_left43  # _steps.py:38
+                            out[((tk_v_put_at42 + tk_v_put_v45) % Int64) + 1] = vals[((tk_v_put_i44 + tk_v_put_v45) % Int64) + 1]  # _steps.py:39
                         end
                     end
                 end
@@ -1218,7 +1225,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_3be726fb)) = 256  # soft
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__online_174de173)) = 256  # softmax.py:280
+TackRuntime.tk_workgroupsize(::typeof(tk__online_b748356e)) = 256  # softmax.py:287
 
 # Tack kernel `_rows`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
 @kernel function tk__rows_0ff8bde0(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:175
@@ -2099,75 +2106,76 @@ end
 TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_6d4e33c6)) = 256  # softmax.py:232
 
 # Tack kernel `_online`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__online_e56ea918(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:280
-    tk_gi = @index(Global, Linear)  # softmax.py:280
-    tk_li = @index(Local, Linear)  # softmax.py:280
-    vals = @private Float64 (8,)  # softmax.py:280
-    tk_v_group_reduce_smem14 = @localmem Float64 (256,)  # softmax.py:280
-    tk_v_group_reduce_smem25 = @localmem Float64 (256,)  # softmax.py:280
-    tk_u = @localmem Bool (2,)  # softmax.py:280
-    lane = @private Int32 (1,)  # softmax.py:280
-    base = @private Int32 (1,)  # softmax.py:280
-    m = @private Float64 (1,)  # softmax.py:280
-    s = @private Float64 (1,)  # softmax.py:280
-    c = @private Int32 (1,)  # softmax.py:280
-    tk_v_group_tree_tid18 = @private Int32 (1,)  # softmax.py:280
-    tk_v_group_tree_stride17 = @private Int32 (1,)  # softmax.py:280
-    tk_v_group_tree_result16 = @private Float64 (1,)  # softmax.py:280
-    big = @private Float64 (1,)  # softmax.py:280
-    tk_v_group_tree_tid29 = @private Int32 (1,)  # softmax.py:280
-    tk_v_group_tree_stride28 = @private Int32 (1,)  # softmax.py:280
-    tk_v_group_tree_result27 = @private Float64 (1,)  # softmax.py:280
-    local t::Int32 = zero(Int32)  # softmax.py:280
-    local r::Int32 = zero(Int32)  # softmax.py:280
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:280
-    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:280
-    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:280
-    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:280
-    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:280
-    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:280
-    local tk_v_online_step_m7::Float64 = zero(Float64)  # softmax.py:280
-    local tk_v_online_step_s8::Float64 = zero(Float64)  # softmax.py:280
-    local tk_v_online_step_v10::Int32 = zero(Int32)  # softmax.py:280
-    local tk_v_online_step_e9::Float64 = zero(Float64)  # softmax.py:280
-    local tk_v_shifted_ret13::Float64 = zero(Float64)  # softmax.py:280
-    local tk_v_online_step_ret11::Float64 = zero(Float64)  # softmax.py:280
-    local tk_v_online_step_ret12::Float64 = zero(Float64)  # softmax.py:280
-    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:280
-    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:280
-    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:280
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:280
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:280
-    lane[1] = Int32(0)  # softmax.py:280
-    base[1] = Int32(0)  # softmax.py:280
-    m[1] = Float64(0.0)  # softmax.py:280
-    s[1] = Float64(0.0)  # softmax.py:280
-    c[1] = Int32(0)  # softmax.py:280
-    tk_v_group_tree_tid18[1] = Int32(0)  # softmax.py:280
-    tk_v_group_tree_stride17[1] = Int32(0)  # softmax.py:280
-    tk_v_group_tree_result16[1] = Float64(0.0)  # softmax.py:280
-    big[1] = Float64(0.0)  # softmax.py:280
-    tk_v_group_tree_tid29[1] = Int32(0)  # softmax.py:280
-    tk_v_group_tree_stride28[1] = Int32(0)  # softmax.py:280
-    tk_v_group_tree_result27[1] = Float64(0.0)  # softmax.py:280
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:281
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:282
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:282
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:282
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:283
-    tk_v_row_start_ret1 = r * n  # softmax.py:94
-    base[1] = tk_v_row_start_ret1  # softmax.py:284
-    m[1] = -Inf64  # softmax.py:286
+@kernel function tk__online_47aaa7c3(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:287
+    tk_gi = @index(Global, Linear)  # softmax.py:287
+    tk_li = @index(Local, Linear)  # softmax.py:287
+    vals = @private Float64 (8,)  # softmax.py:287
+    tk_v_group_reduce_smem15 = @localmem Float64 (256,)  # softmax.py:287
+    tk_v_group_reduce_smem26 = @localmem Float64 (256,)  # softmax.py:287
+    tk_u = @localmem Bool (2,)  # softmax.py:287
+    lane = @private Int32 (1,)  # softmax.py:287
+    base = @private Int32 (1,)  # softmax.py:287
+    m = @private Float64 (1,)  # softmax.py:287
+    s = @private Float64 (1,)  # softmax.py:287
+    c = @private Int32 (1,)  # softmax.py:287
+    tk_v_group_tree_tid19 = @private Int32 (1,)  # softmax.py:287
+    tk_v_group_tree_stride18 = @private Int32 (1,)  # softmax.py:287
+    tk_v_group_tree_result17 = @private Float64 (1,)  # softmax.py:287
+    big = @private Float64 (1,)  # softmax.py:287
+    tk_v_group_tree_tid30 = @private Int32 (1,)  # softmax.py:287
+    tk_v_group_tree_stride29 = @private Int32 (1,)  # softmax.py:287
+    tk_v_group_tree_result28 = @private Float64 (1,)  # softmax.py:287
+    local t::Int32 = zero(Int32)  # softmax.py:287
+    local r::Int32 = zero(Int32)  # softmax.py:287
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:287
+    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:287
+    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:287
+    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:287
+    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:287
+    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:287
+    local tk_v_online_step_m7::Float64 = zero(Float64)  # softmax.py:287
+    local tk_v_online_step_s8::Float64 = zero(Float64)  # softmax.py:287
+    local tk_v_online_step_big9::Float64 = zero(Float64)  # softmax.py:287
+    local tk_v_online_step_v10::Int32 = zero(Int32)  # softmax.py:287
+    local tk_v_shifted_v13::Float64 = zero(Float64)  # softmax.py:287
+    local tk_v_shifted_ret14::Float64 = zero(Float64)  # softmax.py:287
+    local tk_v_online_step_ret11::Float64 = zero(Float64)  # softmax.py:287
+    local tk_v_online_step_ret12::Float64 = zero(Float64)  # softmax.py:287
+    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:287
+    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:287
+    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:287
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:287
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:287
+    lane[1] = Int32(0)  # softmax.py:287
+    base[1] = Int32(0)  # softmax.py:287
+    m[1] = Float64(0.0)  # softmax.py:287
     s[1] = Float64(0.0)  # softmax.py:287
-    tk_v_start3 = (lane[1] * Int32(8)) % Int64  # softmax.py:288
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # softmax.py:288
-    if UInt32(0) < tk_v_trips1  # softmax.py:288
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:288
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(2048))) % Int32  # softmax.py:288
-            tk_v_take_i2 = Int32(0)  # softmax.py:289
-            tk_v_take_at3 = base[1] + c[1]  # softmax.py:289
-            tk_v_take_left4 = n - c[1]  # softmax.py:289
-            tk_v_take_fill5 = 0.0f0  # softmax.py:289
+    c[1] = Int32(0)  # softmax.py:287
+    tk_v_group_tree_tid19[1] = Int32(0)  # softmax.py:287
+    tk_v_group_tree_stride18[1] = Int32(0)  # softmax.py:287
+    tk_v_group_tree_result17[1] = Float64(0.0)  # softmax.py:287
+    big[1] = Float64(0.0)  # softmax.py:287
+    tk_v_group_tree_tid30[1] = Int32(0)  # softmax.py:287
+    tk_v_group_tree_stride29[1] = Int32(0)  # softmax.py:287
+    tk_v_group_tree_result28[1] = Float64(0.0)  # softmax.py:287
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:288
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:289
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:289
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:289
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:290
+    tk_v_row_start_ret1 = r * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # softmax.py:291
+    m[1] = -Inf64  # softmax.py:293
+    s[1] = Float64(0.0)  # softmax.py:294
+    tk_v_start3 = (lane[1] * Int32(8)) % Int64  # softmax.py:295
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # softmax.py:295
+    if UInt32(0) < tk_v_trips1  # softmax.py:295
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:295
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(2048))) % Int32  # softmax.py:295
+            tk_v_take_i2 = Int32(0)  # softmax.py:296
+            tk_v_take_at3 = base[1] + c[1]  # softmax.py:296
+            tk_v_take_left4 = n - c[1]  # softmax.py:296
+            tk_v_take_fill5 = 0.0f0  # softmax.py:296
             if tk_v_take_left4 >= Int32(8)  # _steps.py:22
                 KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                     vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -2177,151 +2185,157 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_6d4e33c6)) = 256  # soft
                     vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : Float64(0.0)  # _steps.py:27
                 end
             end
-            tk_v_online_step_m7 = m[1]  # softmax.py:290
-            tk_v_online_step_s8 = s[1]  # softmax.py:290
-            KernelAbstractions.Extras.@unroll for outer tk_v_online_step_v10 in Int32(0):Int32(7)  # softmax.py:269
-                if (c[1] + tk_v_online_step_v10) < n  # softmax.py:270
-                    tk_v_online_step_e9 = vals[(tk_v_online_step_v10 % Int64) + 1]  # softmax.py:271
-                    if tk_v_online_step_e9 > tk_v_online_step_m7  # softmax.py:272
-                        tk_v_online_step_s8 = tk_v_online_step_s8 * exp(tk_v_online_step_m7 - tk_v_online_step_e9)  # softmax.py:273
-                        tk_v_online_step_m7 = tk_v_online_step_e9  # softmax.py:274
-                    end
-                    tk_v_shifted_ret13 = ifelse(tk_v_online_step_m7 == Inf64, ifelse(tk_v_online_step_e9 == tk_v_online_step_m7, Float64(0.0), -Inf64), tk_v_online_step_e9 - tk_v_online_step_m7)  # softmax.py:62
-                    tk_v_online_step_s8 = tk_v_online_step_s8 + exp(tk_v_shifted_ret13)  # softmax.py:275
+            tk_v_online_step_m7 = m[1]  # softmax.py:297
+            tk_v_online_step_s8 = s[1]  # softmax.py:297
+            tk_v_online_step_big9 = tk_v_online_step_m7  # softmax.py:273
+            KernelAbstractions.Extras.@unroll for outer tk_v_online_step_v10 in Int32(0):Int32(7)  # softmax.py:274
+                if ((c[1] + tk_v_online_step_v10) < n) && (vals[(tk_v_online_step_v10 % Int64) + 1] > tk_v_online_step_big9)  # softmax.py:275
+                    tk_v_online_step_big9 = vals[(tk_v_online_step_v10 % Int64) + 1]  # softmax.py:276
                 end
             end
-            tk_v_online_step_ret11 = tk_v_online_step_m7  # softmax.py:276
-            tk_v_online_step_ret12 = tk_v_online_step_s8  # softmax.py:276
-            m[1] = tk_v_online_step_ret11  # softmax.py:290
-            s[1] = tk_v_online_step_ret12  # softmax.py:290
+            if tk_v_online_step_big9 > tk_v_online_step_m7  # softmax.py:277
+                tk_v_online_step_s8 = tk_v_online_step_s8 * exp(tk_v_online_step_m7 - tk_v_online_step_big9)  # softmax.py:278
+                tk_v_online_step_m7 = tk_v_online_step_big9  # softmax.py:279
+            end
+            KernelAbstractions.Extras.@unroll for outer tk_v_online_step_v10 in Int32(0):Int32(7)  # softmax.py:280
+                if ((c[1] + tk_v_online_step_v10) < n) && (vals[(tk_v_online_step_v10 % Int64) + 1] != (-Inf64))  # softmax.py:281
+                    tk_v_shifted_v13 = vals[(tk_v_online_step_v10 % Int64) + 1]  # softmax.py:282
+                    tk_v_shifted_ret14 = ifelse(tk_v_online_step_m7 == Inf64, ifelse(tk_v_shifted_v13 == tk_v_online_step_m7, Float64(0.0), -Inf64), tk_v_shifted_v13 - tk_v_online_step_m7)  # softmax.py:62
+                    tk_v_online_step_s8 = tk_v_online_step_s8 + exp(tk_v_shifted_ret14)  # softmax.py:282
+                end
+            end
+            tk_v_online_step_ret11 = tk_v_online_step_m7  # softmax.py:283
+            tk_v_online_step_ret12 = tk_v_online_step_s8  # softmax.py:283
+            m[1] = tk_v_online_step_ret11  # softmax.py:297
+            s[1] = tk_v_online_step_ret12  # softmax.py:297
         end
     end
-    tk_v_group_tree_tid18[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem14[(tk_v_group_tree_tid18[1] % Int64) + 1] = m[1]  # reductions.py:20
+    tk_v_group_tree_tid19[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem15[(tk_v_group_tree_tid19[1] % Int64) + 1] = m[1]  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride17[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride17[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride18[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride18[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[1]  # reductions.py:23
-        local tk_v_larger_a20::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_larger_b21::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_larger_ret22::Float64 = zero(Float64)  # reductions.py:24
-        if tk_v_group_tree_tid18[1] < tk_v_group_tree_stride17[1]  # reductions.py:24
-            tk_v_larger_a20 = tk_v_group_reduce_smem14[(tk_v_group_tree_tid18[1] % Int64) + 1]  # reductions.py:25
-            tk_v_larger_b21 = tk_v_group_reduce_smem14[((tk_v_group_tree_tid18[1] + tk_v_group_tree_stride17[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_larger_ret22 = tk_maxnum(tk_v_larger_a20, tk_v_larger_b21)  # combine.py:51
-            tk_v_group_reduce_smem14[(tk_v_group_tree_tid18[1] % Int64) + 1] = tk_v_larger_ret22  # reductions.py:25
+        local tk_v_larger_a21::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_larger_b22::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_larger_ret23::Float64 = zero(Float64)  # reductions.py:24
+        if tk_v_group_tree_tid19[1] < tk_v_group_tree_stride18[1]  # reductions.py:24
+            tk_v_larger_a21 = tk_v_group_reduce_smem15[(tk_v_group_tree_tid19[1] % Int64) + 1]  # reductions.py:25
+            tk_v_larger_b22 = tk_v_group_reduce_smem15[((tk_v_group_tree_tid19[1] + tk_v_group_tree_stride18[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_larger_ret23 = tk_maxnum(tk_v_larger_a21, tk_v_larger_b22)  # combine.py:51
+            tk_v_group_reduce_smem15[(tk_v_group_tree_tid19[1] % Int64) + 1] = tk_v_larger_ret23  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride17[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride17[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride17[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride17[1] > Int32(0)  # reductions.py:23
+        tk_v_cse3 = rem(tk_v_group_tree_stride18[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride18[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride18[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride18[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result16[1] = tk_v_group_reduce_smem14[1]  # reductions.py:28
+    tk_v_group_tree_result17[1] = tk_v_group_reduce_smem15[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret19::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_group_reduce_ret15::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_shifted_ret24::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_group_reduce_x23::Float64 = zero(Float64)  # reductions.py:30
-    tk_v_group_tree_ret19 = tk_v_group_tree_result16[1]  # reductions.py:30
-    tk_v_group_reduce_ret15 = tk_v_group_tree_ret19  # reductions.py:38
-    big[1] = tk_v_group_reduce_ret15  # softmax.py:291
-    tk_v_shifted_ret24 = ifelse(big[1] == Inf64, ifelse(m[1] == big[1], Float64(0.0), -Inf64), m[1] - big[1])  # softmax.py:62
-    tk_v_group_reduce_x23 = s[1] * exp(tk_v_shifted_ret24)  # softmax.py:293
-    tk_v_group_tree_tid29[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_smem25[(tk_v_group_tree_tid29[1] % Int64) + 1] = tk_v_group_reduce_x23  # reductions.py:20
+    local tk_v_group_tree_ret20::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_ret16::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_shifted_ret25::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_x24::Float64 = zero(Float64)  # reductions.py:30
+    tk_v_group_tree_ret20 = tk_v_group_tree_result17[1]  # reductions.py:30
+    tk_v_group_reduce_ret16 = tk_v_group_tree_ret20  # reductions.py:38
+    big[1] = tk_v_group_reduce_ret16  # softmax.py:298
+    tk_v_shifted_ret25 = ifelse(big[1] == Inf64, ifelse(m[1] == big[1], Float64(0.0), -Inf64), m[1] - big[1])  # softmax.py:62
+    tk_v_group_reduce_x24 = s[1] * exp(tk_v_shifted_ret25)  # softmax.py:300
+    tk_v_group_tree_tid30[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem26[(tk_v_group_tree_tid30[1] % Int64) + 1] = tk_v_group_reduce_x24  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride28[1] = Int32(128)  # reductions.py:22
-    tk_u[2] = tk_v_group_tree_stride28[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride29[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride29[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[2]  # reductions.py:23
-        local tk_v_add_a31::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_b32::Float64 = zero(Float64)  # reductions.py:24
-        local tk_v_add_ret33::Float64 = zero(Float64)  # reductions.py:24
-        if tk_v_group_tree_tid29[1] < tk_v_group_tree_stride28[1]  # reductions.py:24
-            tk_v_add_a31 = tk_v_group_reduce_smem25[(tk_v_group_tree_tid29[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b32 = tk_v_group_reduce_smem25[((tk_v_group_tree_tid29[1] + tk_v_group_tree_stride28[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret33 = tk_v_add_a31 + tk_v_add_b32  # combine.py:18
-            tk_v_group_reduce_smem25[(tk_v_group_tree_tid29[1] % Int64) + 1] = tk_v_add_ret33  # reductions.py:25
+        local tk_v_add_a32::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_b33::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_ret34::Float64 = zero(Float64)  # reductions.py:24
+        if tk_v_group_tree_tid30[1] < tk_v_group_tree_stride29[1]  # reductions.py:24
+            tk_v_add_a32 = tk_v_group_reduce_smem26[(tk_v_group_tree_tid30[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b33 = tk_v_group_reduce_smem26[((tk_v_group_tree_tid30[1] + tk_v_group_tree_stride29[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret34 = tk_v_add_a32 + tk_v_add_b33  # combine.py:18
+            tk_v_group_reduce_smem26[(tk_v_group_tree_tid30[1] % Int64) + 1] = tk_v_add_ret34  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse5 = rem(tk_v_group_tree_stride28[1], Int32(2))  # reductions.py:27
-        tk_v_cse6 = div(tk_v_group_tree_stride28[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride28[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
-        tk_u[2] = tk_v_group_tree_stride28[1] > Int32(0)  # reductions.py:23
+        tk_v_cse5 = rem(tk_v_group_tree_stride29[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride29[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride29[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride29[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result27[1] = tk_v_group_reduce_smem25[1]  # reductions.py:28
+    tk_v_group_tree_result28[1] = tk_v_group_reduce_smem26[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret30::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_group_reduce_ret26::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_tree_ret31::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_ret27::Float64 = zero(Float64)  # reductions.py:30
     local tk_v_inv::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_take_i34::Int32 = zero(Int32)  # reductions.py:30
-    local tk_v_take_at35::Int32 = zero(Int32)  # reductions.py:30
-    local tk_v_take_left36::Int32 = zero(Int32)  # reductions.py:30
-    local tk_v_take_fill37::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_take_v38::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_i35::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_at36::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_left37::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_fill38::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_take_v39::Int32 = zero(Int32)  # reductions.py:30
     local v::Int32 = zero(Int32)  # reductions.py:30
-    local tk_v_shifted_v39::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_shifted_ret40::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_shifted_v40::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_shifted_ret41::Float64 = zero(Float64)  # reductions.py:30
     local e::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_put_at41::Int32 = zero(Int32)  # reductions.py:30
-    local tk_v_put_left42::Int32 = zero(Int32)  # reductions.py:30
-    local tk_v_put_i43::Int32 = zero(Int32)  # reductions.py:30
-    local tk_v_put_v44::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_put_at42::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_put_left43::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_put_i44::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_put_v45::Int32 = zero(Int32)  # reductions.py:30
     local tk_v_trips4::UInt32 = zero(UInt32)  # reductions.py:30
     local tk_v_k5::UInt32 = zero(UInt32)  # reductions.py:30
     local tk_v_trips6::UInt32 = zero(UInt32)  # reductions.py:30
     local tk_v_k7::UInt32 = zero(UInt32)  # reductions.py:30
     local tk_v_start8::Int64 = zero(Int64)  # reductions.py:30
-    tk_v_group_tree_ret30 = tk_v_group_tree_result27[1]  # reductions.py:30
-    tk_v_group_reduce_ret26 = tk_v_group_tree_ret30  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret26  # softmax.py:293
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:294
-    tk_v_start8 = (lane[1] * Int32(8)) % Int64  # softmax.py:295
-    tk_v_trips6 = div((max((n % Int64) - tk_v_start8, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # softmax.py:295
-    if UInt32(0) < tk_v_trips6  # softmax.py:295
-        for outer tk_v_k7 in UInt32(0):(tk_v_trips6 - UInt32(1))  # softmax.py:295
-            c[1] = (tk_v_start8 + ((tk_v_k7 % Int64) * Int64(2048))) % Int32  # softmax.py:295
-            tk_v_take_i34 = Int32(0)  # softmax.py:296
-            tk_v_take_at35 = base[1] + c[1]  # softmax.py:296
-            tk_v_take_left36 = n - c[1]  # softmax.py:296
-            tk_v_take_fill37 = 0.0f0  # softmax.py:296
-            if tk_v_take_left36 >= Int32(8)  # _steps.py:22
-                KernelAbstractions.Extras.@unroll for outer tk_v_take_v38 in Int32(0):Int32(7)  # _steps.py:23
-                    vals[((tk_v_take_i34 + tk_v_take_v38) % Int64) + 1] = x[((tk_v_take_at35 + tk_v_take_v38) % Int64) + 1]  # _steps.py:24
+    tk_v_group_tree_ret31 = tk_v_group_tree_result28[1]  # reductions.py:30
+    tk_v_group_reduce_ret27 = tk_v_group_tree_ret31  # reductions.py:38
+    s[1] = tk_v_group_reduce_ret27  # softmax.py:300
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:301
+    tk_v_start8 = (lane[1] * Int32(8)) % Int64  # softmax.py:302
+    tk_v_trips6 = div((max((n % Int64) - tk_v_start8, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # softmax.py:302
+    if UInt32(0) < tk_v_trips6  # softmax.py:302
+        for outer tk_v_k7 in UInt32(0):(tk_v_trips6 - UInt32(1))  # softmax.py:302
+            c[1] = (tk_v_start8 + ((tk_v_k7 % Int64) * Int64(2048))) % Int32  # softmax.py:302
+            tk_v_take_i35 = Int32(0)  # softmax.py:303
+            tk_v_take_at36 = base[1] + c[1]  # softmax.py:303
+            tk_v_take_left37 = n - c[1]  # softmax.py:303
+            tk_v_take_fill38 = 0.0f0  # softmax.py:303
+            if tk_v_take_left37 >= Int32(8)  # _steps.py:22
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v39 in Int32(0):Int32(7)  # _steps.py:23
+                    vals[((tk_v_take_i35 + tk_v_take_v39) % Int64) + 1] = x[((tk_v_take_at36 + tk_v_take_v39) % Int64) + 1]  # _steps.py:24
                 end
             else
-                KernelAbstractions.Extras.@unroll for outer tk_v_take_v38 in Int32(0):Int32(7)  # _steps.py:26
-                    vals[((tk_v_take_i34 + tk_v_take_v38) % Int64) + 1] = (tk_v_take_v38 < tk_v_take_left36) ? x[((tk_v_take_at35 + tk_v_take_v38) % Int64) + 1] : Float64(0.0)  # _steps.py:27
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v39 in Int32(0):Int32(7)  # _steps.py:26
+                    vals[((tk_v_take_i35 + tk_v_take_v39) % Int64) + 1] = (tk_v_take_v39 < tk_v_take_left37) ? x[((tk_v_take_at36 + tk_v_take_v39) % Int64) + 1] : Float64(0.0)  # _steps.py:27
                 end
             end
-            KernelAbstractions.Extras.@unroll for outer v in Int32(0):Int32(7)  # softmax.py:297
-                tk_v_shifted_v39 = vals[(v % Int64) + 1]  # softmax.py:298
-                tk_v_shifted_ret40 = ifelse(big[1] == Inf64, ifelse(tk_v_shifted_v39 == big[1], Float64(0.0), -Inf64), tk_v_shifted_v39 - big[1])  # softmax.py:62
-                e = tk_v_shifted_ret40  # softmax.py:298
-                vals[(v % Int64) + 1] = (want_log != Int32(0)) ? (e - tk_log(s[1])) : (exp(e) * tk_v_inv)  # softmax.py:299
+            KernelAbstractions.Extras.@unroll for outer v in Int32(0):Int32(7)  # softmax.py:304
+                tk_v_shifted_v40 = vals[(v % Int64) + 1]  # softmax.py:305
+                tk_v_shifted_ret41 = ifelse(big[1] == Inf64, ifelse(tk_v_shifted_v40 == big[1], Float64(0.0), -Inf64), tk_v_shifted_v40 - big[1])  # softmax.py:62
+                e = tk_v_shifted_ret41  # softmax.py:305
+                vals[(v % Int64) + 1] = (want_log != Int32(0)) ? (e - tk_log(s[1])) : (exp(e) * tk_v_inv)  # softmax.py:306
             end
-            tk_v_put_at41 = base[1] + c[1]  # softmax.py:300
-            tk_v_put_left42 = n - c[1]  # softmax.py:300
-            tk_v_put_i43 = Int32(0)  # softmax.py:300
-            if tk_v_put_left42 >= Int32(8)  # _steps.py:33
-                KernelAbstractions.Extras.@unroll for outer tk_v_put_v44 in Int32(0):Int32(7)  # _steps.py:34
-                    out[((tk_v_put_at41 + tk_v_put_v44) % Int64) + 1] = vals[((tk_v_put_i43 + tk_v_put_v44) % Int64) + 1]  # _steps.py:35
+            tk_v_put_at42 = base[1] + c[1]  # softmax.py:307
+            tk_v_put_left43 = n - c[1]  # softmax.py:307
+            tk_v_put_i44 = Int32(0)  # softmax.py:307
+            if tk_v_put_left43 >= Int32(8)  # _steps.py:33
+                KernelAbstractions.Extras.@unroll for outer tk_v_put_v45 in Int32(0):Int32(7)  # _steps.py:34
+                    out[((tk_v_put_at42 + tk_v_put_v45) % Int64) + 1] = vals[((tk_v_put_i44 + tk_v_put_v45) % Int64) + 1]  # _steps.py:35
                 end
             else
                 tk_v_trips4 = UInt32(8)  # _steps.py:37
                 if UInt32(0) < tk_v_trips4  # _steps.py:37
                     KernelAbstractions.Extras.@unroll for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # _steps.py:37
-                        tk_v_put_v44 = (Int64(7) + ((tk_v_k5 % Int64) * Int64(-1))) % Int32  # _steps.py:37
-                        if tk_v_put_v44 < tk_v_put_left42  # _steps.py:38
-                            out[((tk_v_put_at41 + tk_v_put_v44) % Int64) + 1] = vals[((tk_v_put_i43 + tk_v_put_v44) % Int64) + 1]  # _steps.py:39
+                        tk_v_put_v45 = (Int64(7) + ((tk_v_k5 % Int64) * Int64(-1))) % Int32  # _steps.py:37
+                        if tk_v_put_v45 < tk_v_put_left43  # _steps.py:38
+                            out[((tk_v_put_at42 + tk_v_put_v45) % Int64) + 1] = vals[((tk_v_put_i44 + tk_v_put_v45) % Int64) + 1]  # _steps.py:39
                         end
                     end
                 end
@@ -2329,7 +2343,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_6d4e33c6)) = 256  # soft
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__online_e56ea918)) = 256  # softmax.py:280
+TackRuntime.tk_workgroupsize(::typeof(tk__online_47aaa7c3)) = 256  # softmax.py:287
 
 # Tack kernel `_rows`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
 @kernel function tk__rows_add139ae(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:175
@@ -3232,75 +3246,76 @@ end
 TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_fd85b99b)) = 256  # softmax.py:232
 
 # Tack kernel `_online`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__online_31b8d320(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:280
-    tk_gi = @index(Global, Linear)  # softmax.py:280
-    tk_li = @index(Local, Linear)  # softmax.py:280
-    vals = @private Float16 (8,)  # softmax.py:280
-    tk_v_group_reduce_f32_smem14 = @localmem Float32 (256,)  # softmax.py:280
-    tk_v_group_reduce_f32_smem25 = @localmem Float32 (256,)  # softmax.py:280
-    tk_u = @localmem Bool (2,)  # softmax.py:280
-    lane = @private Int32 (1,)  # softmax.py:280
-    base = @private Int32 (1,)  # softmax.py:280
-    m = @private Float32 (1,)  # softmax.py:280
-    s = @private Float32 (1,)  # softmax.py:280
-    c = @private Int32 (1,)  # softmax.py:280
-    tk_v_group_tree_tid18 = @private Int32 (1,)  # softmax.py:280
-    tk_v_group_tree_stride17 = @private Int32 (1,)  # softmax.py:280
-    tk_v_group_tree_result16 = @private Float32 (1,)  # softmax.py:280
-    big = @private Float32 (1,)  # softmax.py:280
-    tk_v_group_tree_tid29 = @private Int32 (1,)  # softmax.py:280
-    tk_v_group_tree_stride28 = @private Int32 (1,)  # softmax.py:280
-    tk_v_group_tree_result27 = @private Float32 (1,)  # softmax.py:280
-    local t::Int32 = zero(Int32)  # softmax.py:280
-    local r::Int32 = zero(Int32)  # softmax.py:280
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:280
-    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:280
-    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:280
-    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:280
-    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:280
-    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:280
-    local tk_v_online_step_m7::Float32 = zero(Float32)  # softmax.py:280
-    local tk_v_online_step_s8::Float32 = zero(Float32)  # softmax.py:280
-    local tk_v_online_step_v10::Int32 = zero(Int32)  # softmax.py:280
-    local tk_v_online_step_e9::Float16 = zero(Float16)  # softmax.py:280
-    local tk_v_shifted_ret13::Float32 = zero(Float32)  # softmax.py:280
-    local tk_v_online_step_ret11::Float32 = zero(Float32)  # softmax.py:280
-    local tk_v_online_step_ret12::Float32 = zero(Float32)  # softmax.py:280
-    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:280
-    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:280
-    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:280
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:280
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:280
-    lane[1] = Int32(0)  # softmax.py:280
-    base[1] = Int32(0)  # softmax.py:280
-    m[1] = 0.0f0  # softmax.py:280
-    s[1] = 0.0f0  # softmax.py:280
-    c[1] = Int32(0)  # softmax.py:280
-    tk_v_group_tree_tid18[1] = Int32(0)  # softmax.py:280
-    tk_v_group_tree_stride17[1] = Int32(0)  # softmax.py:280
-    tk_v_group_tree_result16[1] = 0.0f0  # softmax.py:280
-    big[1] = 0.0f0  # softmax.py:280
-    tk_v_group_tree_tid29[1] = Int32(0)  # softmax.py:280
-    tk_v_group_tree_stride28[1] = Int32(0)  # softmax.py:280
-    tk_v_group_tree_result27[1] = 0.0f0  # softmax.py:280
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:281
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:282
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:282
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:282
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:283
-    tk_v_row_start_ret1 = r * n  # softmax.py:94
-    base[1] = tk_v_row_start_ret1  # softmax.py:284
-    m[1] = -Inf32  # softmax.py:286
+@kernel function tk__online_d64126fa(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:287
+    tk_gi = @index(Global, Linear)  # softmax.py:287
+    tk_li = @index(Local, Linear)  # softmax.py:287
+    vals = @private Float16 (8,)  # softmax.py:287
+    tk_v_group_reduce_f32_smem15 = @localmem Float32 (256,)  # softmax.py:287
+    tk_v_group_reduce_f32_smem26 = @localmem Float32 (256,)  # softmax.py:287
+    tk_u = @localmem Bool (2,)  # softmax.py:287
+    lane = @private Int32 (1,)  # softmax.py:287
+    base = @private Int32 (1,)  # softmax.py:287
+    m = @private Float32 (1,)  # softmax.py:287
+    s = @private Float32 (1,)  # softmax.py:287
+    c = @private Int32 (1,)  # softmax.py:287
+    tk_v_group_tree_tid19 = @private Int32 (1,)  # softmax.py:287
+    tk_v_group_tree_stride18 = @private Int32 (1,)  # softmax.py:287
+    tk_v_group_tree_result17 = @private Float32 (1,)  # softmax.py:287
+    big = @private Float32 (1,)  # softmax.py:287
+    tk_v_group_tree_tid30 = @private Int32 (1,)  # softmax.py:287
+    tk_v_group_tree_stride29 = @private Int32 (1,)  # softmax.py:287
+    tk_v_group_tree_result28 = @private Float32 (1,)  # softmax.py:287
+    local t::Int32 = zero(Int32)  # softmax.py:287
+    local r::Int32 = zero(Int32)  # softmax.py:287
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:287
+    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:287
+    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:287
+    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:287
+    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:287
+    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:287
+    local tk_v_online_step_m7::Float32 = zero(Float32)  # softmax.py:287
+    local tk_v_online_step_s8::Float32 = zero(Float32)  # softmax.py:287
+    local tk_v_online_step_big9::Float32 = zero(Float32)  # softmax.py:287
+    local tk_v_online_step_v10::Int32 = zero(Int32)  # softmax.py:287
+    local tk_v_shifted_v13::Float16 = zero(Float16)  # softmax.py:287
+    local tk_v_shifted_ret14::Float32 = zero(Float32)  # softmax.py:287
+    local tk_v_online_step_ret11::Float32 = zero(Float32)  # softmax.py:287
+    local tk_v_online_step_ret12::Float32 = zero(Float32)  # softmax.py:287
+    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:287
+    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:287
+    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:287
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:287
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:287
+    lane[1] = Int32(0)  # softmax.py:287
+    base[1] = Int32(0)  # softmax.py:287
+    m[1] = 0.0f0  # softmax.py:287
     s[1] = 0.0f0  # softmax.py:287
-    tk_v_start3 = (lane[1] * Int32(8)) % Int64  # softmax.py:288
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # softmax.py:288
-    if UInt32(0) < tk_v_trips1  # softmax.py:288
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:288
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(2048))) % Int32  # softmax.py:288
-            tk_v_take_i2 = Int32(0)  # softmax.py:289
-            tk_v_take_at3 = base[1] + c[1]  # softmax.py:289
-            tk_v_take_left4 = n - c[1]  # softmax.py:289
-            tk_v_take_fill5 = 0.0f0  # softmax.py:289
+    c[1] = Int32(0)  # softmax.py:287
+    tk_v_group_tree_tid19[1] = Int32(0)  # softmax.py:287
+    tk_v_group_tree_stride18[1] = Int32(0)  # softmax.py:287
+    tk_v_group_tree_result17[1] = 0.0f0  # softmax.py:287
+    big[1] = 0.0f0  # softmax.py:287
+    tk_v_group_tree_tid30[1] = Int32(0)  # softmax.py:287
+    tk_v_group_tree_stride29[1] = Int32(0)  # softmax.py:287
+    tk_v_group_tree_result28[1] = 0.0f0  # softmax.py:287
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:288
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:289
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:289
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:289
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:290
+    tk_v_row_start_ret1 = r * n  # softmax.py:94
+    base[1] = tk_v_row_start_ret1  # softmax.py:291
+    m[1] = -Inf32  # softmax.py:293
+    s[1] = 0.0f0  # softmax.py:294
+    tk_v_start3 = (lane[1] * Int32(8)) % Int64  # softmax.py:295
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # softmax.py:295
+    if UInt32(0) < tk_v_trips1  # softmax.py:295
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:295
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(2048))) % Int32  # softmax.py:295
+            tk_v_take_i2 = Int32(0)  # softmax.py:296
+            tk_v_take_at3 = base[1] + c[1]  # softmax.py:296
+            tk_v_take_left4 = n - c[1]  # softmax.py:296
+            tk_v_take_fill5 = 0.0f0  # softmax.py:296
             if tk_v_take_left4 >= Int32(8)  # _steps.py:22
                 KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                     vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -3310,151 +3325,157 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_fd85b99b)) = 256  # soft
                     vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : Float16(0.0)  # _steps.py:27
                 end
             end
-            tk_v_online_step_m7 = m[1]  # softmax.py:290
-            tk_v_online_step_s8 = s[1]  # softmax.py:290
-            KernelAbstractions.Extras.@unroll for outer tk_v_online_step_v10 in Int32(0):Int32(7)  # softmax.py:269
-                if (c[1] + tk_v_online_step_v10) < n  # softmax.py:270
-                    tk_v_online_step_e9 = vals[(tk_v_online_step_v10 % Int64) + 1]  # softmax.py:271
-                    if Float32(tk_v_online_step_e9) > tk_v_online_step_m7  # softmax.py:272
-                        tk_v_online_step_s8 = tk_v_online_step_s8 * exp(tk_v_online_step_m7 - Float32(tk_v_online_step_e9))  # softmax.py:273
-                        tk_v_online_step_m7 = Float32(tk_v_online_step_e9)  # softmax.py:274
-                    end
-                    tk_v_shifted_ret13 = ifelse(tk_v_online_step_m7 == Inf32, ifelse(Float32(tk_v_online_step_e9) == tk_v_online_step_m7, 0.0f0, -Inf32), Float32(tk_v_online_step_e9) - tk_v_online_step_m7)  # softmax.py:62
-                    tk_v_online_step_s8 = tk_v_online_step_s8 + exp(tk_v_shifted_ret13)  # softmax.py:275
+            tk_v_online_step_m7 = m[1]  # softmax.py:297
+            tk_v_online_step_s8 = s[1]  # softmax.py:297
+            tk_v_online_step_big9 = tk_v_online_step_m7  # softmax.py:273
+            KernelAbstractions.Extras.@unroll for outer tk_v_online_step_v10 in Int32(0):Int32(7)  # softmax.py:274
+                if ((c[1] + tk_v_online_step_v10) < n) && (Float32(vals[(tk_v_online_step_v10 % Int64) + 1]) > tk_v_online_step_big9)  # softmax.py:275
+                    tk_v_online_step_big9 = Float32(vals[(tk_v_online_step_v10 % Int64) + 1])  # softmax.py:276
                 end
             end
-            tk_v_online_step_ret11 = tk_v_online_step_m7  # softmax.py:276
-            tk_v_online_step_ret12 = tk_v_online_step_s8  # softmax.py:276
-            m[1] = tk_v_online_step_ret11  # softmax.py:290
-            s[1] = tk_v_online_step_ret12  # softmax.py:290
+            if tk_v_online_step_big9 > tk_v_online_step_m7  # softmax.py:277
+                tk_v_online_step_s8 = tk_v_online_step_s8 * exp(tk_v_online_step_m7 - tk_v_online_step_big9)  # softmax.py:278
+                tk_v_online_step_m7 = tk_v_online_step_big9  # softmax.py:279
+            end
+            KernelAbstractions.Extras.@unroll for outer tk_v_online_step_v10 in Int32(0):Int32(7)  # softmax.py:280
+                if ((c[1] + tk_v_online_step_v10) < n) && (Float32(vals[(tk_v_online_step_v10 % Int64) + 1]) != (-Inf32))  # softmax.py:281
+                    tk_v_shifted_v13 = vals[(tk_v_online_step_v10 % Int64) + 1]  # softmax.py:282
+                    tk_v_shifted_ret14 = ifelse(tk_v_online_step_m7 == Inf32, ifelse(Float32(tk_v_shifted_v13) == tk_v_online_step_m7, 0.0f0, -Inf32), Float32(tk_v_shifted_v13) - tk_v_online_step_m7)  # softmax.py:62
+                    tk_v_online_step_s8 = tk_v_online_step_s8 + exp(tk_v_shifted_ret14)  # softmax.py:282
+                end
+            end
+            tk_v_online_step_ret11 = tk_v_online_step_m7  # softmax.py:283
+            tk_v_online_step_ret12 = tk_v_online_step_s8  # softmax.py:283
+            m[1] = tk_v_online_step_ret11  # softmax.py:297
+            s[1] = tk_v_online_step_ret12  # softmax.py:297
         end
     end
-    tk_v_group_tree_tid18[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_f32_smem14[(tk_v_group_tree_tid18[1] % Int64) + 1] = m[1]  # reductions.py:20
+    tk_v_group_tree_tid19[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem15[(tk_v_group_tree_tid19[1] % Int64) + 1] = m[1]  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride17[1] = Int32(128)  # reductions.py:22
-    tk_u[1] = tk_v_group_tree_stride17[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride18[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride18[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[1]  # reductions.py:23
-        local tk_v_larger_a20::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_larger_b21::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_larger_ret22::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid18[1] < tk_v_group_tree_stride17[1]  # reductions.py:24
-            tk_v_larger_a20 = tk_v_group_reduce_f32_smem14[(tk_v_group_tree_tid18[1] % Int64) + 1]  # reductions.py:25
-            tk_v_larger_b21 = tk_v_group_reduce_f32_smem14[((tk_v_group_tree_tid18[1] + tk_v_group_tree_stride17[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_larger_ret22 = tk_maxnum(tk_v_larger_a20, tk_v_larger_b21)  # combine.py:51
-            tk_v_group_reduce_f32_smem14[(tk_v_group_tree_tid18[1] % Int64) + 1] = tk_v_larger_ret22  # reductions.py:25
+        local tk_v_larger_a21::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_larger_b22::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_larger_ret23::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid19[1] < tk_v_group_tree_stride18[1]  # reductions.py:24
+            tk_v_larger_a21 = tk_v_group_reduce_f32_smem15[(tk_v_group_tree_tid19[1] % Int64) + 1]  # reductions.py:25
+            tk_v_larger_b22 = tk_v_group_reduce_f32_smem15[((tk_v_group_tree_tid19[1] + tk_v_group_tree_stride18[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_larger_ret23 = tk_maxnum(tk_v_larger_a21, tk_v_larger_b22)  # combine.py:51
+            tk_v_group_reduce_f32_smem15[(tk_v_group_tree_tid19[1] % Int64) + 1] = tk_v_larger_ret23  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse3 = rem(tk_v_group_tree_stride17[1], Int32(2))  # reductions.py:27
-        tk_v_cse4 = div(tk_v_group_tree_stride17[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride17[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
-        tk_u[1] = tk_v_group_tree_stride17[1] > Int32(0)  # reductions.py:23
+        tk_v_cse3 = rem(tk_v_group_tree_stride18[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride18[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride18[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride18[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result16[1] = tk_v_group_reduce_f32_smem14[1]  # reductions.py:28
+    tk_v_group_tree_result17[1] = tk_v_group_reduce_f32_smem15[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret19::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_f32_ret15::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_shifted_ret24::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_f32_x23::Float32 = zero(Float32)  # reductions.py:30
-    tk_v_group_tree_ret19 = tk_v_group_tree_result16[1]  # reductions.py:30
-    tk_v_group_reduce_f32_ret15 = tk_v_group_tree_ret19  # reductions.py:46
-    big[1] = tk_v_group_reduce_f32_ret15  # softmax.py:291
-    tk_v_shifted_ret24 = ifelse(big[1] == Inf32, ifelse(m[1] == big[1], 0.0f0, -Inf32), m[1] - big[1])  # softmax.py:62
-    tk_v_group_reduce_f32_x23 = s[1] * exp(tk_v_shifted_ret24)  # softmax.py:293
-    tk_v_group_tree_tid29[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_f32_smem25[(tk_v_group_tree_tid29[1] % Int64) + 1] = tk_v_group_reduce_f32_x23  # reductions.py:20
+    local tk_v_group_tree_ret20::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret16::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_ret25::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_x24::Float32 = zero(Float32)  # reductions.py:30
+    tk_v_group_tree_ret20 = tk_v_group_tree_result17[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret16 = tk_v_group_tree_ret20  # reductions.py:46
+    big[1] = tk_v_group_reduce_f32_ret16  # softmax.py:298
+    tk_v_shifted_ret25 = ifelse(big[1] == Inf32, ifelse(m[1] == big[1], 0.0f0, -Inf32), m[1] - big[1])  # softmax.py:62
+    tk_v_group_reduce_f32_x24 = s[1] * exp(tk_v_shifted_ret25)  # softmax.py:300
+    tk_v_group_tree_tid30[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem26[(tk_v_group_tree_tid30[1] % Int64) + 1] = tk_v_group_reduce_f32_x24  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride28[1] = Int32(128)  # reductions.py:22
-    tk_u[2] = tk_v_group_tree_stride28[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride29[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride29[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[2]  # reductions.py:23
-        local tk_v_add_a31::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b32::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret33::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid29[1] < tk_v_group_tree_stride28[1]  # reductions.py:24
-            tk_v_add_a31 = tk_v_group_reduce_f32_smem25[(tk_v_group_tree_tid29[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b32 = tk_v_group_reduce_f32_smem25[((tk_v_group_tree_tid29[1] + tk_v_group_tree_stride28[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret33 = tk_v_add_a31 + tk_v_add_b32  # combine.py:18
-            tk_v_group_reduce_f32_smem25[(tk_v_group_tree_tid29[1] % Int64) + 1] = tk_v_add_ret33  # reductions.py:25
+        local tk_v_add_a32::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b33::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret34::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid30[1] < tk_v_group_tree_stride29[1]  # reductions.py:24
+            tk_v_add_a32 = tk_v_group_reduce_f32_smem26[(tk_v_group_tree_tid30[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b33 = tk_v_group_reduce_f32_smem26[((tk_v_group_tree_tid30[1] + tk_v_group_tree_stride29[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret34 = tk_v_add_a32 + tk_v_add_b33  # combine.py:18
+            tk_v_group_reduce_f32_smem26[(tk_v_group_tree_tid30[1] % Int64) + 1] = tk_v_add_ret34  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse5 = rem(tk_v_group_tree_stride28[1], Int32(2))  # reductions.py:27
-        tk_v_cse6 = div(tk_v_group_tree_stride28[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride28[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
-        tk_u[2] = tk_v_group_tree_stride28[1] > Int32(0)  # reductions.py:23
+        tk_v_cse5 = rem(tk_v_group_tree_stride29[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride29[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride29[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride29[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result27[1] = tk_v_group_reduce_f32_smem25[1]  # reductions.py:28
+    tk_v_group_tree_result28[1] = tk_v_group_reduce_f32_smem26[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret30::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_f32_ret26::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_tree_ret31::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret27::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_take_i34::Int32 = zero(Int32)  # reductions.py:30
-    local tk_v_take_at35::Int32 = zero(Int32)  # reductions.py:30
-    local tk_v_take_left36::Int32 = zero(Int32)  # reductions.py:30
-    local tk_v_take_fill37::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_take_v38::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_i35::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_at36::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_left37::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_take_fill38::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_take_v39::Int32 = zero(Int32)  # reductions.py:30
     local v::Int32 = zero(Int32)  # reductions.py:30
-    local tk_v_shifted_v39::Float16 = zero(Float16)  # reductions.py:30
-    local tk_v_shifted_ret40::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_v40::Float16 = zero(Float16)  # reductions.py:30
+    local tk_v_shifted_ret41::Float32 = zero(Float32)  # reductions.py:30
     local e::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_put_at41::Int32 = zero(Int32)  # reductions.py:30
-    local tk_v_put_left42::Int32 = zero(Int32)  # reductions.py:30
-    local tk_v_put_i43::Int32 = zero(Int32)  # reductions.py:30
-    local tk_v_put_v44::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_put_at42::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_put_left43::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_put_i44::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_put_v45::Int32 = zero(Int32)  # reductions.py:30
     local tk_v_trips4::UInt32 = zero(UInt32)  # reductions.py:30
     local tk_v_k5::UInt32 = zero(UInt32)  # reductions.py:30
     local tk_v_trips6::UInt32 = zero(UInt32)  # reductions.py:30
     local tk_v_k7::UInt32 = zero(UInt32)  # reductions.py:30
     local tk_v_start8::Int64 = zero(Int64)  # reductions.py:30
-    tk_v_group_tree_ret30 = tk_v_group_tree_result27[1]  # reductions.py:30
-    tk_v_group_reduce_f32_ret26 = tk_v_group_tree_ret30  # reductions.py:46
-    s[1] = tk_v_group_reduce_f32_ret26  # softmax.py:293
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:294
-    tk_v_start8 = (lane[1] * Int32(8)) % Int64  # softmax.py:295
-    tk_v_trips6 = div((max((n % Int64) - tk_v_start8, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # softmax.py:295
-    if UInt32(0) < tk_v_trips6  # softmax.py:295
-        for outer tk_v_k7 in UInt32(0):(tk_v_trips6 - UInt32(1))  # softmax.py:295
-            c[1] = (tk_v_start8 + ((tk_v_k7 % Int64) * Int64(2048))) % Int32  # softmax.py:295
-            tk_v_take_i34 = Int32(0)  # softmax.py:296
-            tk_v_take_at35 = base[1] + c[1]  # softmax.py:296
-            tk_v_take_left36 = n - c[1]  # softmax.py:296
-            tk_v_take_fill37 = 0.0f0  # softmax.py:296
-            if tk_v_take_left36 >= Int32(8)  # _steps.py:22
-                KernelAbstractions.Extras.@unroll for outer tk_v_take_v38 in Int32(0):Int32(7)  # _steps.py:23
-                    vals[((tk_v_take_i34 + tk_v_take_v38) % Int64) + 1] = x[((tk_v_take_at35 + tk_v_take_v38) % Int64) + 1]  # _steps.py:24
+    tk_v_group_tree_ret31 = tk_v_group_tree_result28[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret27 = tk_v_group_tree_ret31  # reductions.py:46
+    s[1] = tk_v_group_reduce_f32_ret27  # softmax.py:300
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:301
+    tk_v_start8 = (lane[1] * Int32(8)) % Int64  # softmax.py:302
+    tk_v_trips6 = div((max((n % Int64) - tk_v_start8, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # softmax.py:302
+    if UInt32(0) < tk_v_trips6  # softmax.py:302
+        for outer tk_v_k7 in UInt32(0):(tk_v_trips6 - UInt32(1))  # softmax.py:302
+            c[1] = (tk_v_start8 + ((tk_v_k7 % Int64) * Int64(2048))) % Int32  # softmax.py:302
+            tk_v_take_i35 = Int32(0)  # softmax.py:303
+            tk_v_take_at36 = base[1] + c[1]  # softmax.py:303
+            tk_v_take_left37 = n - c[1]  # softmax.py:303
+            tk_v_take_fill38 = 0.0f0  # softmax.py:303
+            if tk_v_take_left37 >= Int32(8)  # _steps.py:22
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v39 in Int32(0):Int32(7)  # _steps.py:23
+                    vals[((tk_v_take_i35 + tk_v_take_v39) % Int64) + 1] = x[((tk_v_take_at36 + tk_v_take_v39) % Int64) + 1]  # _steps.py:24
                 end
             else
-                KernelAbstractions.Extras.@unroll for outer tk_v_take_v38 in Int32(0):Int32(7)  # _steps.py:26
-                    vals[((tk_v_take_i34 + tk_v_take_v38) % Int64) + 1] = (tk_v_take_v38 < tk_v_take_left36) ? x[((tk_v_take_at35 + tk_v_take_v38) % Int64) + 1] : Float16(0.0)  # _steps.py:27
+                KernelAbstractions.Extras.@unroll for outer tk_v_take_v39 in Int32(0):Int32(7)  # _steps.py:26
+                    vals[((tk_v_take_i35 + tk_v_take_v39) % Int64) + 1] = (tk_v_take_v39 < tk_v_take_left37) ? x[((tk_v_take_at36 + tk_v_take_v39) % Int64) + 1] : Float16(0.0)  # _steps.py:27
                 end
             end
-            KernelAbstractions.Extras.@unroll for outer v in Int32(0):Int32(7)  # softmax.py:297
-                tk_v_shifted_v39 = vals[(v % Int64) + 1]  # softmax.py:298
-                tk_v_shifted_ret40 = ifelse(big[1] == Inf32, ifelse(Float32(tk_v_shifted_v39) == big[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v39) - big[1])  # softmax.py:62
-                e = tk_v_shifted_ret40  # softmax.py:298
-                vals[(v % Int64) + 1] = Float16((want_log != Int32(0)) ? (e - tk_log(s[1])) : (exp(e) * tk_v_inv))  # softmax.py:299
+            KernelAbstractions.Extras.@unroll for outer v in Int32(0):Int32(7)  # softmax.py:304
+                tk_v_shifted_v40 = vals[(v % Int64) + 1]  # softmax.py:305
+                tk_v_shifted_ret41 = ifelse(big[1] == Inf32, ifelse(Float32(tk_v_shifted_v40) == big[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v40) - big[1])  # softmax.py:62
+                e = tk_v_shifted_ret41  # softmax.py:305
+                vals[(v % Int64) + 1] = Float16((want_log != Int32(0)) ? (e - tk_log(s[1])) : (exp(e) * tk_v_inv))  # softmax.py:306
             end
-            tk_v_put_at41 = base[1] + c[1]  # softmax.py:300
-            tk_v_put_left42 = n - c[1]  # softmax.py:300
-            tk_v_put_i43 = Int32(0)  # softmax.py:300
-            if tk_v_put_left42 >= Int32(8)  # _steps.py:33
-                KernelAbstractions.Extras.@unroll for outer tk_v_put_v44 in Int32(0):Int32(7)  # _steps.py:34
-                    out[((tk_v_put_at41 + tk_v_put_v44) % Int64) + 1] = vals[((tk_v_put_i43 + tk_v_put_v44) % Int64) + 1]  # _steps.py:35
+            tk_v_put_at42 = base[1] + c[1]  # softmax.py:307
+            tk_v_put_left43 = n - c[1]  # softmax.py:307
+            tk_v_put_i44 = Int32(0)  # softmax.py:307
+            if tk_v_put_left43 >= Int32(8)  # _steps.py:33
+                KernelAbstractions.Extras.@unroll for outer tk_v_put_v45 in Int32(0):Int32(7)  # _steps.py:34
+                    out[((tk_v_put_at42 + tk_v_put_v45) % Int64) + 1] = vals[((tk_v_put_i44 + tk_v_put_v45) % Int64) + 1]  # _steps.py:35
                 end
             else
                 tk_v_trips4 = UInt32(8)  # _steps.py:37
                 if UInt32(0) < tk_v_trips4  # _steps.py:37
                     KernelAbstractions.Extras.@unroll for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # _steps.py:37
-                        tk_v_put_v44 = (Int64(7) + ((tk_v_k5 % Int64) * Int64(-1))) % Int32  # _steps.py:37
-                        if tk_v_put_v44 < tk_v_put_left42  # _steps.py:38
-                            out[((tk_v_put_at41 + tk_v_put_v44) % Int64) + 1] = vals[((tk_v_put_i43 + tk_v_put_v44) % Int64) + 1]  # _steps.py:39
+                        tk_v_put_v45 = (Int64(7) + ((tk_v_k5 % Int64) * Int64(-1))) % Int32  # _steps.py:37
+                        if tk_v_put_v45 < tk_v_put_left43  # _steps.py:38
+                            out[((tk_v_put_at42 + tk_v_put_v45) % Int64) + 1] = vals[((tk_v_put_i44 + tk_v_put_v45) % Int64) + 1]  # _steps.py:39
                         end
                     end
                 end
@@ -3462,7 +3483,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_fd85b99b)) = 256  # soft
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__online_31b8d320)) = 256  # softmax.py:280
+TackRuntime.tk_workgroupsize(::typeof(tk__online_d64126fa)) = 256  # softmax.py:287
 
 # softmax's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_SOFTMAX_KERNELS)
@@ -3472,19 +3493,19 @@ if !isdefined(@__MODULE__, :TK_SOFTMAX_KERNELS)
         (:cached, Float32, 8) => tk_softmax_cached_b5073ea0,
         (:cached, Float32, 16) => tk_softmax_cached_f284c102,
         (:cached, Float32, 32) => tk_softmax_cached_3be726fb,
-        (:online, Float32, 0) => tk__online_174de173,
+        (:online, Float32, 0) => tk__online_b748356e,
         (:rows, Float64, 0) => tk__rows_0ff8bde0,
         (:columns, Float64, 0) => tk__columns_f3ce7f73,
         (:cached, Float64, 8) => tk_softmax_cached_2acf5284,
         (:cached, Float64, 16) => tk_softmax_cached_127f19cd,
         (:cached, Float64, 32) => tk_softmax_cached_6d4e33c6,
-        (:online, Float64, 0) => tk__online_e56ea918,
+        (:online, Float64, 0) => tk__online_47aaa7c3,
         (:rows, Float16, 0) => tk__rows_add139ae,
         (:columns, Float16, 0) => tk__columns_b24d99be,
         (:cached, Float16, 8) => tk_softmax_cached_8b02d1ac,
         (:cached, Float16, 16) => tk_softmax_cached_041b6ea6,
         (:cached, Float16, 32) => tk_softmax_cached_fd85b99b,
-        (:online, Float16, 0) => tk__online_31b8d320,
+        (:online, Float16, 0) => tk__online_d64126fa,
     )
 end
 

@@ -48,6 +48,32 @@ def test_plus_inf_rows_as_nnlib(device, shape, axis, dtype):
     assert not np.isnan(got.numpy()).any() and not np.isnan(got_log.numpy()).any()
 
 
+def masked(n: int, dtype) -> np.ndarray:
+    """Rows of n with -inf where a mask would put it: the first 300 elements of row 0 (whole
+    steps of every lane that sees them, and the first element each lane sees), a stretch in
+    the middle of row 1, and every other element of row 2."""
+    x = refs.rand((3, n), dtype, scale=4.0)
+    x[0, :300] = -np.inf
+    x[1, n // 3:n // 2] = -np.inf
+    x[2, ::2] = -np.inf
+    return x
+
+
+@pytest.mark.parametrize("n", [300 + 7, 9001], ids=["one read", "online"])
+@pytest.mark.parametrize("deterministic", [False, True], ids=["default", "deterministic"])
+@pytest.mark.engines("cpu", "cuda")
+def test_masked_rows_as_numpy(device, n, deterministic):
+    """-inf elements (masked logits) weigh 0 and leave the rest of the row its softmax, on the
+    one-read and the online kernels: the online kernel once made such rows NaN (a lane whose
+    running maximum was still -inf took exp(-inf - -inf))."""
+    x = masked(n, np.float32)
+    got = ops.softmax(x, deterministic=deterministic)
+    got_log = ops.log_softmax(x, deterministic=deterministic)
+    assert not np.isnan(got.numpy()).any()
+    refs.close(got, refs.softmax(x, -1), np.float32)
+    refs.close(got_log, refs.log_softmax(x, -1), np.float32, scale=4)
+
+
 @pytest.mark.engines("cpu", "cuda")
 def test_increasing_rows_rescale_the_online_sum(device):
     """Each element a new maximum: the running sum is rescaled at every step."""

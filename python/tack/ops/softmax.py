@@ -264,15 +264,22 @@ def _cached_kernel(per: int):
 
 @func
 def _online_step(vals, c, n, m, s):
-    """One lane's running (maximum, sum) after its step of `STEP` elements `vals` at column c,
-    in index order (those past n left out): the sum rescaled whenever the maximum grows."""
+    """One lane's running (maximum, sum) after its step of `STEP` elements `vals` at column c
+    (those past n left out): the step's largest element first; where it is above the running
+    maximum, the sum rescaled to it once; then the step's exps added in index order (eight
+    independent exps, not a chain of rescales). A -inf element adds nothing: its exp is 0,
+    also where the lane's maximum is still -inf and -inf - m would be NaN (a NaN still makes
+    the sum NaN)."""
+    big = m
     for v in unroll(range(STEP)):
-        if c + v < n:
-            e = vals[v]
-            if e > m:
-                s = s * exp(m - e)  # noqa: F821 - a kernel builtin
-                m = e
-            s += exp(_shifted(e, m))  # noqa: F821
+        if c + v < n and vals[v] > big:
+            big = vals[v]
+    if big > m:
+        s = s * exp(m - big)  # noqa: F821 - a kernel builtin
+        m = big
+    for v in unroll(range(STEP)):
+        if c + v < n and vals[v] != -math.inf:
+            s += exp(_shifted(vals[v], m))  # noqa: F821
     return m, s
 
 
@@ -304,8 +311,8 @@ def _online(x, out, rows, n, want_log, start, reduce):
 def online_row(x, out, ms, ss, vals, base, n, want_log):
     """One row as `_online` computes it, on one thread: lane j (ms[j], ss[j]) takes the steps
     of `STEP` elements at c = 8 j, 8 j + 2048, ... (element c in lane (c // 8) % 256), in
-    index order, rescaling its sum when its maximum grows; the row maximum; each lane's sum
-    rescaled to it, the lanes by the workgroup tree; the results."""
+    index order (`_online_step`); the row maximum; each lane's sum rescaled to it, the lanes by
+    the workgroup tree; the results."""
     for j in range(LANES):
         ms[j] = -math.inf
         ss[j] = 0.0
