@@ -49,7 +49,7 @@ def julia_exe() -> str | None:
 
 def julia153() -> str | None:
     """The private Julia 1.5.3's launcher, or None (then the tier's tests skip)."""
-    from tack.testing.julia import launcher_path
+    from tests.julia.julia153 import launcher_path
 
     found = launcher_path()
     return str(found) if found else None

@@ -1,4 +1,4 @@
-"""The Julia 1.5.3 tier's session (tack.testing.julia): one Julia 1.5.3 process per test process,
+"""The Julia 1.5.3 tier's session (tests/julia/julia153/): one Julia 1.5.3 process per test process,
 wherever `julia/tools/install_local.py` has run, behind a juliacall stand-in. A pytest plugin of
 tests/conftest.py, so that the `julia` engine of any test directory runs on it."""
 from __future__ import annotations
@@ -11,10 +11,9 @@ from tests.engines import julia153
 @pytest.fixture(scope="session")
 def julia153_process():
     """One Julia 1.5.3 process for the session's kernels (restarted by itself after a crash)."""
-    from tack.testing.julia import SKIP_REASON
-    from tack.testing.julia.process import JuliaProcess
-
     from tests.julia.golden import ROOT
+    from tests.julia.julia153 import SKIP_REASON
+    from tests.julia.julia153.process import JuliaProcess
 
     launcher = julia153()
     if launcher is None:
@@ -29,7 +28,7 @@ def _julia153_session(julia153_process):
     """juliacall replaced, for the whole session, by a stand-in over the Julia 1.5.3 process; the
     engine's one Julia session is then that process's (compiled kernels stay valid across tests,
     as in a real process, so it is made once)."""
-    from tack.testing.julia.juliacall_pipe import installed
+    from tests.julia.julia153.juliacall_pipe import installed
 
     with installed(julia153_process):
         yield julia153_process

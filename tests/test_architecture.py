@@ -32,6 +32,21 @@ def test_imports_go_down_the_layers(edges):
     assert not bad, "\n".join(bad)
 
 
+def test_the_package_imports_nothing_of_the_repository():
+    """The reliability corpus, the Julia 1.5.3 tier's process and pipe, and every other piece
+    of test infrastructure live in tests/ (or tools/, bench/), which an installed Tack lacks."""
+    bad = arch.repository_imports()
+    assert not bad, "\n".join(bad)
+
+
+def test_checker_sees_an_import_of_the_repository(tmp_path):
+    src = tmp_path / "m.py"
+    src.write_text("import os\nfrom tests.julia.julia153 import process\n"
+                   "def f():\n    import tools.architecture\n    from . import tests\n")
+    assert arch.repository_imports({"tack.m": src}) == [
+        "tack.m: tests.julia.julia153, line 2", "tack.m: tools.architecture, line 4"]
+
+
 def test_no_import_cycles(edges):
     loops = [" <-> ".join(c) for c in arch.cycles(edges)
              if frozenset(c) not in arch.ALLOWED_CYCLES]

@@ -4,7 +4,8 @@ independent cases, so one failure hides no other and each shows under its own id
 - no test module imports another test module (shared kernels and helpers live in modules that
   are not tests: tests/kernels/, tests/julia/jl_checks.py, ...);
 - no test calls a test (a test that ran others stopped at the first failure);
-- GPU modules share the one `cuda_device` fixture of tests/cuda/conftest.py;
+- GPU modules share the one `cuda_device` fixture of tests/cuda/conftest.py: no other fixture
+  selects a CUDA device;
 - nothing restores the default device or debug mode by hand, or sets Tack's private device
   state: the root conftest's `_restore_defaults` restores both after every test;
 - no test gives a device an engine by hand or patches where the current device comes from: a
@@ -65,10 +66,53 @@ def test_no_test_calls_a_test():
     assert not bad, "a test calls a test (parametrize it instead):\n" + "\n".join(bad)
 
 
+def _cuda_fixtures(tree: ast.Module) -> list[ast.FunctionDef]:
+    """The fixtures that make a CUDA device the default: `set_default_device("cuda...")` or
+    `engines.select("cuda", ...)` in a function decorated with `pytest.fixture`."""
+    def is_fixture(fn):
+        return any(ast.unparse(d.func if isinstance(d, ast.Call) else d)
+                   in ("pytest.fixture", "fixture") for d in fn.decorator_list)
+
+    def selects_cuda(call):
+        name = ast.unparse(call.func)
+        first = call.args[0] if call.args else None
+        return (name.endswith("set_default_device") or name == "engines.select") and \
+            isinstance(first, ast.Constant) and str(first.value).startswith("cuda")
+
+    return [fn for fn in ast.walk(tree) if isinstance(fn, ast.FunctionDef) and is_fixture(fn)
+            and any(isinstance(c, ast.Call) and selects_cuda(c) for c in ast.walk(fn))]
+
+
 def test_one_cuda_device_fixture():
     found = [_rel(p) for p in _modules() for n in ast.walk(ast.parse(p.read_text()))
              if isinstance(n, ast.FunctionDef) and n.name == "cuda_device"]
     assert found == ["tests/cuda/conftest.py"], found
+    others = [f"{_rel(p)}:{fn.lineno}: {fn.name}" for p in _modules()
+              if _rel(p) != "tests/cuda/conftest.py"
+              for fn in _cuda_fixtures(ast.parse(p.read_text()))]
+    assert not others, "fixtures that select the CUDA device by themselves (take " \
+                       "`cuda_device`, tests/cuda/conftest.py):\n" + "\n".join(others)
+
+
+def test_a_second_cuda_fixture_is_seen():
+    src = """
+@pytest.fixture
+def cuda():
+    return tack.set_default_device("cuda")
+
+@pytest.fixture(scope="module")
+def gpu(request):
+    yield engines.select("cuda", request)
+
+@pytest.fixture
+def host():
+    return tack.set_default_device("cpu")
+
+def test_on_the_gpu():
+    tack.set_default_device("cuda")
+    assert True
+"""
+    assert [fn.name for fn in _cuda_fixtures(ast.parse(src))] == ["cuda", "gpu"]
 
 
 def _restores(node: ast.Try) -> bool:

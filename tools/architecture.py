@@ -47,6 +47,11 @@ ALLOWED_CYCLES: dict[frozenset, str] = {
         "needs the node classes. One package, one concern, no import-time edge.",
 }
 
+# The repository's own code beside the package, which an installed Tack does not have: the tests
+# (the reliability corpus and the Julia 1.5.3 tier's helpers among them), tools and benchmarks.
+# The package imports none of it.
+REPOSITORY_ONLY = ("tests", "tools", "bench")
+
 MAX_MODULE_LINES = 500
 MAX_FUNCTION_LINES = 60
 
@@ -104,6 +109,23 @@ def _imports(mod: str, path: Path, known: dict):
 def graph() -> list[Edge]:
     known = modules()
     return [e for mod, path in known.items() for e in _imports(mod, path, known)]
+
+
+def repository_imports(mods: dict[str, Path] | None = None) -> list[str]:
+    """Imports, by a package module, of code that lives only in the repository (REPOSITORY_ONLY),
+    as `module: imported name, line N`."""
+    out = []
+    for mod, path in (modules() if mods is None else mods).items():
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                names = [node.module]
+            else:
+                continue
+            out += [f"{mod}: {n}, line {node.lineno}" for n in names
+                    if n.split(".")[0] in REPOSITORY_ONLY]
+    return out
 
 
 def layer_of(mod: str) -> tuple[int, str]:
@@ -317,7 +339,7 @@ def report_calls(traces: dict[str, CallTrace]) -> None:
 def report(top: int = 10) -> int:
     """Print the report; the exit status is 1 if anything breaks the rules."""
     edges = graph()
-    bad = violations(edges)
+    bad = violations(edges) + [f"{x}: not in the installed package" for x in repository_imports()]
     loops = [c for c in cycles(edges) if frozenset(c) not in ALLOWED_CYCLES]
     mods, fns = sizes()
     print(f"{len(modules())} modules, {len(edges)} imports inside the package "

@@ -1,4 +1,4 @@
-# The Julia half of Tack's Julia test tier (python/tack/testing/julia/process.py): evaluates code
+# The Julia half of Tack's Julia test tier (tests/julia/julia153/process.py): evaluates code
 # and calls functions on request, for many kernels in one process. Requests arrive on the file
 # descriptor ARGS[1], replies leave on ARGS[2]; Julia's own stdout/stderr (kernel `@print`s, errors)
 # go wherever the caller sent them. Arrays travel as raw files (ARGS[3] is their folder): read

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tack.testing.reliability import forged_objects as F
-from tack.testing.reliability import forged_records as R
+
+from tests.reliability.corpus import forged_objects as F
+from tests.reliability.corpus import forged_records as R
 
 X = np.arange(16, dtype=np.float32)
 
@@ -16,13 +17,13 @@ X = np.arange(16, dtype=np.float32)
 def test_another_kernels_variant_record_under_this_key_is_refused(tmp_path):
     r = R.variant_of_another_kernel(tmp_path)
     assert r["k1"] == (X * 3).tolist(), "k1 ran k0's code"
-    assert r["front"]["variants"] == 0
-    assert R.run(tmp_path, "k1")["front"]["variants"] == 1  # the record was written again
+    assert r["records"]["variants"] == 0
+    assert R.run(tmp_path, "k1")["records"]["variants"] == 1  # the record was written again
 
 
 def test_another_kernels_spec_record_under_this_key_is_refused(tmp_path):
     r = R.spec_of_another_kernel(tmp_path)
-    assert r["k1"] == (X * 3).tolist() and r["front"]["specs"] == 0
+    assert r["k1"] == (X * 3).tolist() and r["records"]["specs"] == 0
 
 
 def test_forged_written_flags_do_not_lift_the_read_only_refusal(tmp_path):
@@ -49,7 +50,7 @@ def test_a_forged_object_is_refused_by_the_loader(fault):
 def test_a_forged_kernel_object_in_the_cache_is_compiled_again(fault):
     """End to end: the kernel's checksum-valid cpu/ entry forged, a fresh process recompiles
     it (no crash, the right result) and repairs the entry."""
-    from tack.testing.reliability import cache_faults as C
+    from tests.reliability.corpus import cache_faults as C
 
     ctx = C.prepare("kernel", "readwrite")
     try:

@@ -48,7 +48,7 @@ x = tack.array(np.arange(16, dtype=np.float32))
 out = tack.zeros(8)
 steps.pairwise(x, out, {which})
 print(json.dumps({{"out": out.numpy().tolist(), "code": objload.counts,
-                  "front": records.counts,
+                  "records": records.counts,
                   "typecheck": "tack.frontend.typecheck" in sys.modules}}))
 """
 
@@ -73,16 +73,16 @@ def run(tmp_path, step="a + b", which="steps.step", env=None):
 
 
 def from_records(r) -> bool:
-    return r["front"]["variants"] == 1 and r["code"]["compiled"] == 0 and not r["typecheck"]
+    return r["records"]["variants"] == 1 and r["code"]["compiled"] == 0 and not r["typecheck"]
 
 
 def test_a_function_argument_is_keyed_by_its_inlined_body(tmp_path):
     first = run(tmp_path)
-    assert first["front"] == {"specs": 0, "variants": 0} and first["code"]["compiled"] == 1
+    assert first["records"] == {"specs": 0, "variants": 0} and first["code"]["compiled"] == 1
     assert from_records(run(tmp_path, env={"PYTHONHASHSEED": "4321"}))
     other = run(tmp_path, which="steps.other")  # another function: another key
-    assert other["front"]["variants"] == 0 and other["typecheck"]
+    assert other["records"]["variants"] == 0 and other["typecheck"]
     edited = run(tmp_path, step="a * b")  # the same function, edited: another key
-    assert edited["front"]["variants"] == 0 and edited["typecheck"]
+    assert edited["records"]["variants"] == 0 and edited["typecheck"]
     assert from_records(run(tmp_path, step="a * b"))
     assert from_records(run(tmp_path, which="steps.other", step="a * b"))

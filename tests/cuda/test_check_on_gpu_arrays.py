@@ -8,15 +8,10 @@ from tack.check import session as S
 from tests.check.planted import CASES
 from tests.cuda import gpu
 
-pytestmark = gpu.MARKS
+pytestmark = [*gpu.MARKS, pytest.mark.usefixtures("cuda_device")]
 
 
-@pytest.fixture
-def cuda():
-    return tack.set_default_device("cuda")
-
-
-def test_check_takes_device_arrays(cuda):
+def test_check_takes_device_arrays():
     case = next(c for c in CASES if c.name == "missing_barrier")
     x, out, n = case.args()
     r = tack.check(case.bug, x, out, n)
@@ -24,7 +19,7 @@ def test_check_takes_device_arrays(cuda):
     np.testing.assert_array_equal(out.numpy(), 0)  # the device array is untouched
 
 
-def test_a_session_writes_results_back_to_the_device(cuda):
+def test_a_session_writes_results_back_to_the_device():
     case = next(c for c in CASES if c.name == "write_after_read")
     session = S.install(S.Session())
     try:

@@ -22,9 +22,9 @@ ROOT = Path(__file__).resolve().parents[2]
 def julia153():
     if os.environ.get("TACK_TUTORIALS_JULIA153") != "1":
         pytest.skip("not run: set TACK_TUTORIALS_JULIA153=1 (about 90 s with Julia 1.5.3)")
-    from tack.testing.julia import SKIP_REASON, launcher_path
-    from tack.testing.julia.juliacall_pipe import installed
-    from tack.testing.julia.process import JuliaProcess
+    from tests.julia.julia153 import SKIP_REASON, launcher_path
+    from tests.julia.julia153.juliacall_pipe import installed
+    from tests.julia.julia153.process import JuliaProcess
 
     launcher = launcher_path()
     if launcher is None:

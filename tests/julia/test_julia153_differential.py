@@ -1,9 +1,10 @@
 """Tier (c) of the Julia 1.5.3 tier: generated kernels (tack.testing.kernelgen) on Tack's Julia
 engine against the native CPU engine and the oracle: integers bit for bit, floats within twice
-the oracle's bound (tack.testing.julia.differential). CI runs this slice; the long run is
-`python -m tack.testing.julia.differential --count 1000 --seed 1`."""
+the oracle's bound (tests/julia/julia153/differential.py). CI runs this slice; the long run is
+`python -m tests.julia.julia153.differential --count 1000 --seed 1`."""
 import pytest
-from tack.testing.julia.differential import Tally, run
+
+from tests.julia.julia153.differential import Tally, run
 
 SLICE = 60  # kernels; about 40 s on one core
 
@@ -20,8 +21,9 @@ def test_a_wrong_julia_result_is_reported(monkeypatch):
     """The comparison is not vacuous: a perturbed element of the 'Julia' results is reported
     against the oracle and against the native engine (both runs native here, no Julia needed)."""
     import tack
-    from tack.testing.julia import differential as d
     from tack.testing.kernelgen import KernelGen, RandomChoices
+
+    from tests.julia.julia153 import differential as d
 
     real = d._run
 

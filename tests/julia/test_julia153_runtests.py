@@ -5,10 +5,10 @@ import re
 import subprocess
 
 import pytest
-from tack.testing.julia import SKIP_REASON
 
 from tests.engines import julia153
 from tests.julia.golden import KERNEL_DIR, ROOT
+from tests.julia.julia153 import SKIP_REASON
 
 
 def _nnlib_references() -> set[str]:

@@ -11,10 +11,10 @@ import subprocess
 import numpy as np
 import pytest
 import tack
-from tack.testing.julia import SKIP_REASON
 
 from tests.engines import julia153
 from tests.julia.golden import ROOT
+from tests.julia.julia153 import SKIP_REASON
 
 _LOAD = """
 include(joinpath(pwd(), "julia", "test", "standin", "load.jl"))

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 import tack
 from tack import ops
-from tack.testing.julia import SKIP_REASON
 
 from tests.engines import julia153
 from tests.julia.golden import ROOT
+from tests.julia.julia153 import SKIP_REASON
 
 # Julia reads the NumPy buffers as the reversed shapes, runs the bridges, writes its results;
 # then makes its own inputs (column-major) and writes them beside its results.

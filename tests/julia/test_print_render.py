@@ -7,11 +7,11 @@ import subprocess
 import numpy as np
 import pytest
 import tack
-from tack.testing.julia import SKIP_REASON
 
 from tests.engines import julia153
 from tests.julia.golden import ROOT
 from tests.julia.jl_checks import literal_problems, parse_problems
+from tests.julia.julia153 import SKIP_REASON
 
 
 @tack.kernel

@@ -1,7 +1,7 @@
 """The typing rules table: each untyped-IR `Op` → the rule that types it.
 
 A rule is a function `(checker, expr) → typed Expr | VecVal`; most are methods of the
-TypeChecker's rule mixins (`rules_*.py`, `vectors.py`). An elementwise op's rule is wrapped by
+TypeChecker's rule mixins (this package's modules, `frontend/vectors.py`). An elementwise op's rule is wrapped by
 `vectors.lift`, which types the operands first and applies the rule per component when one of them
 is a vector. An op missing here (one only passes produce) is an internal error.
 

@@ -59,7 +59,7 @@ plan = next(iter(kmod.grid._plans.values()))
 ir = next(iter(plan.variants.values())).launchable.llvm_ir
 src = tack.inspect(kmod.lengths, v, n, mode="source")
 print(json.dumps({{"s": s.numpy().tolist(), "g": g.numpy().tolist(), "n": n.numpy().tolist(),
-                  "front": records.counts, "code": objload.counts,
+                  "records": records.counts, "code": objload.counts,
                   "ir": "define" in ir and "tack_grid" in ir, "src": "tack_lengths" in src}}))
 '''
 
@@ -79,8 +79,8 @@ def run(tmp_path):
 def test_ranges_ndranges_vectors_and_ir_from_records(tmp_path):
     first = run(tmp_path)
     second = run(tmp_path)
-    assert first["front"] == {"specs": 0, "variants": 0}
-    assert second["front"] == {"specs": 3, "variants": 3}, second
+    assert first["records"] == {"specs": 0, "variants": 0}
+    assert second["records"] == {"specs": 3, "variants": 3}, second
     assert second["code"]["compiled"] == 0
     want_s = np.zeros(20)
     want_s[3::4] = np.arange(20)[3::4] * 2.0 + 3

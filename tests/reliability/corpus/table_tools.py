@@ -15,6 +15,7 @@ _CLEAN = "import shutil\nshutil.rmtree(tmp)\n"
 # A subject that counts its calls, its reference, and a folder to put files in.
 _SUBJECT = '''
 import tempfile
+import tack.testing
 tmp = tempfile.mkdtemp(prefix="tack-tools-")
 calls = []
 def subject(x):

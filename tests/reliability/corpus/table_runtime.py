@@ -297,7 +297,7 @@ def _forged() -> list[Case]:
     rows = [Case(f"runtime/cache/object/{fault}",
                  "objload.ElfImage(F.forge(obj, " + repr(fault) + ")).check(symbols, symbols[1:])",
                  "RuntimeError",
-                 "from tack.testing.reliability import forged_objects as F\n"
+                 "from tests.reliability.corpus import forged_objects as F\n"
                  "from tack.toolchain import objload\nobj, symbols = F.sample_object()\n",
                  mentions=("ELF",) if "strings" in fault else (), isolate=True,
                  quick=fault == "symbol-past-section",
@@ -309,25 +309,25 @@ def _forged() -> list[Case]:
     for fault in ("symbol-past-section", "function-as-data", "data-word-in-code"):
         rows.append(Case(
             f"runtime/cache/kernel-object/{fault}", "r = C.consume(ctx)", None,
-            "from tack.testing.reliability import cache_faults as C\n"
-            "from tack.testing.reliability import forged_objects as F\n"
+            "from tests.reliability.corpus import cache_faults as C\n"
+            "from tests.reliability.corpus import forged_objects as F\n"
             f"ctx = C.prepare('kernel', 'readwrite')\nF.apply(ctx, {fault!r})\n",
             check="try:\n    C.verify(ctx, r, 'recompiled')\nfinally:\n    C.cleanup(ctx)\n",
             timeout=300, note="the forged object in the cache is compiled again, no crash",
             tags=("cache",)))
-    setup = ("import tempfile\nfrom tack.testing.reliability import forged_records as R\n"
+    setup = ("import tempfile\nfrom tests.reliability.corpus import forged_records as R\n"
              "tmp = tempfile.mkdtemp(prefix='tack-forged-records-')\n"
              "want = (np.arange(16, dtype=np.float32) * 3).tolist()\n")
     done = "import shutil\nshutil.rmtree(tmp, ignore_errors=True)\n"
     rows += [
         Case("runtime/cache/record/variant-of-another-kernel",
              "r = R.variant_of_another_kernel(tmp)", None, setup,
-             check=done + "assert r['k1'] == want and r['front']['variants'] == 0, r\n",
+             check=done + "assert r['k1'] == want and r['records']['variants'] == 0, r\n",
              timeout=300, quick=True, tags=("cache",),
              note="k0's valid variant record under k1's key made k1 run k0's code"),
         Case("runtime/cache/record/spec-of-another-kernel",
              "r = R.spec_of_another_kernel(tmp)", None, setup,
-             check=done + "assert r['k1'] == want and r['front']['specs'] == 0, r\n",
+             check=done + "assert r['k1'] == want and r['records']['specs'] == 0, r\n",
              timeout=300, tags=("cache",), note="k0's spec record under k1's key was used"),
         Case("runtime/cache/record/written-flags-cleared",
              "r = R.written_flags_cleared(tmp)", None, setup,

@@ -1,4 +1,4 @@
-"""`python -m tack.testing.reliability`: run the corpus and print counts by outcome."""
+"""`python -m tests.reliability.corpus`: run the corpus and print counts by outcome."""
 from __future__ import annotations
 
 import argparse
@@ -9,7 +9,7 @@ from .tables import select
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m tack.testing.reliability",
+    p = argparse.ArgumentParser(prog="python -m tests.reliability.corpus",
                                 description="Run Tack's reliability corpus.")
     p.add_argument("-k", "--pattern", help="only cases whose name matches (glob or substring)")
     p.add_argument("--quick", action="store_true", help="only the short slice the test run covers")

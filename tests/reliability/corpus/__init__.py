@@ -14,7 +14,7 @@ API:
     run(cases, isolate=None, progress=None) -> [Result]   many rows, in order
     counts(results) / summary(results)                    tallies by outcome (OUTCOMES)
 
-From a shell: `python -m tack.testing.reliability [-k PATTERN] [--quick] [--isolate] [--list]`
+From a shell: `python -m tests.reliability.corpus [-k PATTERN] [--quick] [--isolate] [--list]`
 prints `N cases: ok ..., wrong-class ..., ...` and one line per case that did not pass; it
 exits 1 when any did not. docs/testing.md describes the corpus.
 """

@@ -29,7 +29,7 @@ def _expect(target: str, fault: str) -> str:
 
 def _row(target: str, fault: str, mode: str) -> Case:
     expect = _expect(target, fault)
-    setup = ("from tack.testing.reliability import cache_faults as F\n"
+    setup = ("from tests.reliability.corpus import cache_faults as F\n"
              f"ctx = F.prepare({target!r}, {mode!r})\nF.apply(ctx, {fault!r})\n")
     check = f"try:\n    F.verify(ctx, r, {expect!r})\nfinally:\n    F.cleanup(ctx)\n"
     return Case(f"cache/{target}/{fault}/{mode}", "r = F.consume(ctx)", None, setup,
@@ -38,7 +38,7 @@ def _row(target: str, fault: str, mode: str) -> Case:
 
 
 def _process_row(fault: str) -> Case:
-    setup = ("from tack.testing.reliability import cache_faults as F\n"
+    setup = ("from tests.reliability.corpus import cache_faults as F\n"
              "ctx = F.prepare('host' if " + repr(fault) + " == 'host-forged-fields' else "
              "'kernel', 'readwrite')\n")
     return Case(f"cache/process/{fault}", "r = F.run_process_fault(ctx, " + repr(fault) + ")",

@@ -12,12 +12,14 @@ import time
 import traceback
 
 import numpy as np
-
 import tack
 from tack.devices import _global as _settings  # the process-wide settings run_here restores
 
 from .case import OUTCOMES, Case, Result
 
+# the repository, which holds this corpus (tests/ is not part of the installed package)
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))))
 RESULT_MARK = "@@tack-reliability-result@@ "  # the child's last stdout line starts with this
 
 
@@ -122,7 +124,8 @@ def run_isolated(case: Case) -> Result:
     t0 = time.perf_counter()
     env = dict(os.environ)
     env.update(dict(case.env))
-    cmd = [sys.executable, "-m", "tack.testing.reliability", "--child"]
+    env["PYTHONPATH"] = os.pathsep.join([_ROOT, *filter(None, [env.get("PYTHONPATH")])])
+    cmd = [sys.executable, "-m", "tests.reliability.corpus", "--child"]
     try:
         proc = subprocess.run(cmd, check=False, env=env, capture_output=True, text=True,
                               timeout=case.timeout, input=json.dumps(dataclasses.asdict(case)))

@@ -14,8 +14,8 @@ import functools
 import json
 import struct
 
-from ... import cache
-from ...toolchain import elf
+from tack import cache
+from tack.toolchain import elf
 
 FAULTS = ("symbol-past-section", "symbol-size-past-section", "symbol-absolute",
           "function-as-data", "data-word-in-code", "symbol-strtab-not-strings",
@@ -42,7 +42,7 @@ _SYMBOLS = ("tack_s", "tack_sigints_tack_s")  # a function, a data word
 def sample_object() -> tuple[bytes, tuple[str, ...]]:
     """An object with a function, an 8-byte data word the engine would write, a constant
     table and relocations; and the symbols the engine would look up."""
-    from ...toolchain import llvm_host
+    from tack.toolchain import llvm_host
 
     return llvm_host.compile_object(_IR), _SYMBOLS
 

@@ -14,7 +14,8 @@ import contextlib
 import sys
 import types
 
-from ...runtime.julia import engine as rj
+from tack.runtime.julia import engine as rj
+
 from .process import JuliaError, JuliaProcess
 
 

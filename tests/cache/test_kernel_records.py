@@ -4,7 +4,7 @@ checker, and every change that changes the code — closure values, globals and 
 the kernel reads, the source of a library function it calls, the argument dtypes, ranks, scalar
 types and baked extents, fastmath, debug mode, Tack's version and code — makes a new key.
 
-Each run is a fresh process over one cache directory; `front` counts what came from records,
+Each run is a fresh process over one cache directory; `records` counts the records it used,
 `code` what was compiled or mapped from the object cache."""
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ x = tack.array(np.linspace(-4, 4, {n}).astype(np.{dtype}))
 out = tack.empty(x.shape, dtype=x.dtype)
 kmod.transform(x, out, {a})
 print(json.dumps({{"out": out.numpy().tolist(), "code": objload.counts,
-                  "front": records.counts,
+                  "records": records.counts,
                   "typecheck": "tack.frontend.typecheck" in sys.modules,
                   "llvm": "llvmlite.binding" in sys.modules}}))
 """
@@ -102,14 +102,14 @@ def run(tmp_path, env=None, pre="", **changes):
 
 def from_records(r) -> bool:
     """The process launched the kernel from its records: no type checker, nothing compiled."""
-    return r["front"]["variants"] == 1 and r["code"]["compiled"] == 0 and not r["typecheck"]
+    return r["records"]["variants"] == 1 and r["code"]["compiled"] == 0 and not r["typecheck"]
 
 
 def test_a_later_process_launches_from_the_records_without_the_type_checker(tmp_path):
     first = run(tmp_path)
-    assert first["code"]["compiled"] == 1 and first["front"] == {"specs": 0, "variants": 0}
+    assert first["code"]["compiled"] == 1 and first["records"] == {"specs": 0, "variants": 0}
     second = run(tmp_path, env={"PYTHONHASHSEED": "4321"})  # keys do not follow the hash seed
-    assert from_records(second) and second["front"]["specs"] == 1
+    assert from_records(second) and second["records"]["specs"] == 1
     if objload.supported():
         assert not second["llvm"]
     assert {f for f in os.listdir(tmp_path / "cache" / "kernel")} and len(
@@ -130,7 +130,7 @@ def test_a_later_process_launches_from_the_records_without_the_type_checker(tmp_
 def test_a_change_to_what_the_code_depends_on_makes_a_new_key(tmp_path, change):
     run(tmp_path)
     changed = run(tmp_path, **change)
-    assert changed["front"]["variants"] == 0 and changed["typecheck"], changed
+    assert changed["records"]["variants"] == 0 and changed["typecheck"], changed
     again = run(tmp_path, **change)
     assert from_records(again), again
     assert from_records(run(tmp_path))  # the first kernel's records are still there
@@ -141,7 +141,7 @@ def test_baked_extents_key_their_own_variants(tmp_path):
     found from the same spec record; a length the body does not read shares one variant."""
     run(tmp_path, extent=" + x.shape[0]")
     other = run(tmp_path, extent=" + x.shape[0]", n=24)
-    assert other["front"] == {"specs": 1, "variants": 0} and other["code"]["compiled"] == 1
+    assert other["records"] == {"specs": 1, "variants": 0} and other["code"]["compiled"] == 1
     assert from_records(run(tmp_path, extent=" + x.shape[0]", n=24))
     run(tmp_path)
     assert from_records(run(tmp_path, n=40))  # nothing baked: any length
@@ -150,9 +150,9 @@ def test_baked_extents_key_their_own_variants(tmp_path):
 def test_debug_mode_and_the_cache_off_never_use_records(tmp_path):
     run(tmp_path)
     debug = run(tmp_path, env={"TACK_DEBUG": "1"})
-    assert debug["front"] == {"specs": 0, "variants": 0} and debug["typecheck"]
+    assert debug["records"] == {"specs": 0, "variants": 0} and debug["typecheck"]
     off = run(tmp_path, env={"TACK_CACHE": "off"})
-    assert off["front"] == {"specs": 0, "variants": 0} and off["code"]["compiled"] == 1
+    assert off["records"] == {"specs": 0, "variants": 0} and off["code"]["compiled"] == 1
 
 
 @pytest.mark.parametrize("pre", [
@@ -162,7 +162,7 @@ def test_debug_mode_and_the_cache_off_never_use_records(tmp_path):
 def test_another_tack_makes_new_keys(tmp_path, pre):
     run(tmp_path)
     other = run(tmp_path, pre=pre)
-    assert other["front"]["variants"] == 0 and other["code"]["compiled"] == 1
+    assert other["records"]["variants"] == 0 and other["code"]["compiled"] == 1
 
 
 def _records(tmp_path, kind):
@@ -189,7 +189,7 @@ def test_a_forged_record_is_ignored_and_replaced(tmp_path, kind, payload):
     with open(path, "wb") as f:
         f.write(cache.encode("kernel", key, payload, {"record": kind}))
     r = run(tmp_path)
-    assert r["front"]["variants"] == 0 and r["code"] == {"compiled": 0, "cached": 1}
+    assert r["records"]["variants"] == 0 and r["code"] == {"compiled": 0, "cached": 1}
     assert from_records(run(tmp_path))
 
 
@@ -198,7 +198,7 @@ def test_a_record_whose_code_is_gone_compiles_it_again(tmp_path):
     for name in os.listdir(tmp_path / "cache" / "cpu"):
         os.unlink(tmp_path / "cache" / "cpu" / name)
     r = run(tmp_path)
-    assert r["front"] == {"specs": 1, "variants": 0} and r["code"]["compiled"] == 1
+    assert r["records"] == {"specs": 1, "variants": 0} and r["code"]["compiled"] == 1
     assert from_records(run(tmp_path))
 
 
@@ -216,4 +216,4 @@ def test_a_variant_record_that_does_not_match_the_parameters_is_ignored(tmp_path
         with open(path, "wb") as f:
             f.write(cache.encode("kernel", key, "\n".join(forged).encode(), {"record": "x"}))
         r = run(tmp_path)
-        assert r["front"]["variants"] == 0 and r["code"] == {"compiled": 0, "cached": 1}
+        assert r["records"]["variants"] == 0 and r["code"] == {"compiled": 0, "cached": 1}

@@ -25,10 +25,10 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from ... import cache
+import tack
+from tack import cache
 
-_PKG_PARENT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))))
+_PKG_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(tack.__file__)))  # has `tack`
 KERNEL = '''import tack
 
 

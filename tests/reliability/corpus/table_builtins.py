@@ -8,7 +8,8 @@ called from Python with a wrong count raises Python's TypeError naming it. The r
 the registry, so a builtin added there is covered here."""
 from __future__ import annotations
 
-from ...builtins.registry import HOST_FUNCTIONS, REGISTRY
+from tack.builtins.registry import HOST_FUNCTIONS, REGISTRY
+
 from .case import Case
 
 _KERNEL = ("@tack.kernel\ndef k(x, out):\n    for i in range(x.shape[0]):\n"

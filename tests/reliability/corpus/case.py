@@ -1,7 +1,7 @@
 """The row format of the reliability corpus: one `Case` per bad input or fault, as data.
 
 A case is Python source, not a closure, so that the runner can rebuild it in a fresh subprocess
-from its name alone (`python -m tack.testing.reliability --child NAME`)."""
+from its name alone (`python -m tests.reliability.corpus --child NAME`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -7,7 +7,7 @@ check the native engine passes in tests/exec/test_differential.py), or differ fr
 engine's: integers bit for bit, floats by more than twice the oracle's bound (each engine may sit
 at either end of it), with the oracle's tainted rows and unverifiable elements left out.
 
-    python -m tack.testing.julia.differential --count 500 --seed 1     # the long run
+    python -m tests.julia.julia153.differential --count 500 --seed 1     # the long run
 
 prints each disagreeing kernel's source, size and data seed, then one summary line.
 """
@@ -18,11 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-
-from ...arrays import array
-from ...devices import set_default_device
-from ..kernelgen import KernelGen, RandomChoices
-from ..oracle import OutsideDomain, reference
+from tack.arrays import array
+from tack.devices import set_default_device
+from tack.testing.kernelgen import KernelGen, RandomChoices
+from tack.testing.oracle import OutsideDomain, reference
 
 SIZES = (7, 1, 31, 257)
 

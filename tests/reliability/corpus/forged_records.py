@@ -3,7 +3,7 @@
 one cache directory; the scenarios return what the last run saw. Used by table_runtime.py and
 tests/cache/test_forged_records.py.
 
-    r = variant_of_another_kernel(tmp)   # r["k1"]: what k1 computed; r["front"]: records used
+    r = variant_of_another_kernel(tmp)   # r["k1"]: what k1 computed; r["records"]: records used
 """
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ import pathlib
 import subprocess
 import sys
 
-from ... import cache
+import tack
+from tack import cache
 
-_PKG_PARENT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))))  # the folder that holds the `tack` package
+_PKG_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(tack.__file__)))  # has `tack`
 
 KMOD = """
 import tack
@@ -61,7 +61,7 @@ for name in {names!r}:
         continue
     getattr(kmod, name)(x, out)
     result[name] = out.numpy().tolist()
-result.update(code=objload.counts, front=records.counts)
+result.update(code=objload.counts, records=records.counts)
 print(json.dumps(result))
 """
 
