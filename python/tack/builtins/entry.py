@@ -109,6 +109,13 @@ class Builtin:
     def qualified(self) -> str:
         return self.namespace + self.name
 
+    @property
+    def intrinsic(self) -> bool:
+        """Whether a host object of its own stands for it in a kernel (python/tack/intrinsics.py
+        makes one per such entry): every name reached through `tack.` but the dtypes and vector
+        types, which are host objects already."""
+        return bool(self.namespace) and self.form not in ("cast", "vector")
+
     def arity_text(self) -> str:
         if self.arity is None:
             return "see call"

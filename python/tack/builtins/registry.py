@@ -296,8 +296,7 @@ add_builtin("expect_dtype", "expect_dtype(x, dtype, what)", "x, or a TypeError n
 BARE: dict[str, Builtin] = {b.name: b for b in REGISTRY.values() if not b.namespace}
 _BY_ALIAS: dict[int, Builtin] = {id(a): b for b in REGISTRY.values() for a in b.aliases}
 # The device functions by their objects' `__tack_intrinsic__` name (intrinsics.py).
-_BY_INTRINSIC: dict[str, Builtin] = {b.name: b for b in REGISTRY.values() if b.namespace
-                                     and b.form not in ("cast", "vector")}
+_BY_INTRINSIC: dict[str, Builtin] = {b.name: b for b in REGISTRY.values() if b.intrinsic}
 _BY_DTYPE: dict[dt.DType, Builtin] = {b.dtype: b for b in REGISTRY.values()
                                       if b.form == "cast" and b.namespace}
 _BY_OP: dict[Op, Builtin] = {b.op: b for b in REGISTRY.values()
