@@ -104,6 +104,14 @@ class Builtin:
     namespace: str = ""  # "tack." for the names a kernel reaches through the package
     needs: str = ""  # what an engine must have to run it ("workgroups": GPU engines only)
     space: str | None = None  # the memory space of a scratch array declaration
+    # A statement of its own (`tack.barrier()`, `tack.wgmma_wait(0)`): called as a value it is
+    # refused (frontend/parser/calls.py).
+    statement: bool = False
+    # The positions of the arguments that name an array (a parameter or a shared array) and of
+    # those that are string literals, for the forms that read them ("fragment", "wgmma").
+    arrays: tuple[int, ...] = ()
+    strings: tuple[int, ...] = ()
+    role: str | None = None  # the MMA fragment a fragment load makes: "a", "b" or "acc"
 
     @property
     def qualified(self) -> str:
