@@ -58,6 +58,27 @@ def test_entries_are_well_formed():
             assert b.op is not None, key
 
 
+def test_a_statement_entry_used_as_a_value_is_refused(tmp_path):
+    """`Builtin.statement` is what the parser and typechecker do: each builtin it marks, called
+    where a value is needed, is refused as one."""
+    statements = [b for b in REGISTRY.values() if b.statement]
+    assert {"tack.barrier", "tack.async_wait", "tack.mma_store", "tack.wgmma_wait",
+            "print"} <= {b.qualified for b in statements}
+    lines = ["import tack", ""]
+    for j, b in enumerate(statements):
+        args = ", ".join(["a"] * b.arity[0]) if b.arity else "a"
+        lines += ["@tack.kernel", f"def k{j}(a, out):", "    for i in range(out.shape[0]):",
+                  f"        v = {b.qualified}({args})", "        out[i] = 1.0", ""]
+    path = tmp_path / "statement_kernels.py"
+    path.write_text("\n".join(lines))
+    ns = {"__name__": "statement_kernels", "__file__": str(path)}
+    exec(compile(path.read_text(), str(path), "exec"), ns)  # noqa: S102 - generated here
+    a = tack.zeros(32, tack.f32)
+    for j, b in enumerate(statements):
+        with tack.device("sim"), pytest.raises(tack.TackError, match="used as a value"):
+            ns[f"k{j}"](a, tack.zeros(32, tack.f32))
+
+
 def _form_owner():
     from tack.frontend.parser.calls import Calls
     return Calls
