@@ -1,7 +1,14 @@
 """Device-only functions of the kernel language (`tack.atomic_add`, `tack.shared`, ...): the host
-objects a kernel names. Each is declared in the builtin registry (builtins/registry.py), which
-gives its call form, meaning and parsing; the parser recognises these objects by their
-`__tack_intrinsic__` name. Called from Python they raise, naming themselves (`unroll` excepted).
+objects a kernel names, one made here for each entry of the builtin registry
+(builtins/registry.py) that `Builtin.intrinsic` says needs one, so that declaring the entry is
+all a new device function takes. The entry gives its call form, meaning and parsing; the parser
+recognises these objects by their `__tack_intrinsic__` name. Called from Python they raise,
+naming themselves (`unroll` excepted).
+
+Where each lives follows the entry's namespace: `tack.<name>` is an attribute of this module that
+`tack` re-exports (`DEVICE_FUNCTIONS`), `tack.intrinsics.<name>` one of this module only (library
+code's), and `tack.<Name>.<name>` an attribute of the object `<Name>` (`tack.Matrix.identity`).
+Library code imports them by name (`from tack.intrinsics import thread_id`).
 """
 from __future__ import annotations
 
@@ -9,9 +16,7 @@ from .builtins.registry import REGISTRY
 from .errors import TackRuntimeError, TackTypeError, TackValueError
 
 
-def _device_only(key: str):
-    b = REGISTRY[key]
-
+def _device_only(b):
     def fn(*args, **kwargs):
         raise TackRuntimeError(f"{b.name}() can only be used inside a @tack.kernel")
 
@@ -21,71 +26,13 @@ def _device_only(key: str):
     return fn
 
 
-local_array = _device_only("tack.local_array")
-local_array_like = _device_only("tack.local_array_like")
-shared = _device_only("tack.shared")
-shared_like = _device_only("tack.shared_like")
-barrier = _device_only("tack.barrier")
-thread_id = _device_only("tack.thread_id")
-lane_id = _device_only("tack.lane_id")
-warp_id = _device_only("tack.warp_id")
-shfl = _device_only("tack.shfl")
-shfl_xor = _device_only("tack.shfl_xor")
-shfl_up = _device_only("tack.shfl_up")
-shfl_down = _device_only("tack.shfl_down")
-warp_any = _device_only("tack.warp_any")
-warp_all = _device_only("tack.warp_all")
-ballot = _device_only("tack.ballot")
-warp_sum = _device_only("tack.warp_sum")
-warp_min = _device_only("tack.warp_min")
-warp_max = _device_only("tack.warp_max")
-async_copy = _device_only("tack.async_copy")
-async_commit = _device_only("tack.async_commit")
-async_wait = _device_only("tack.async_wait")
-mbarriers = _device_only("tack.mbarriers")
-mbarrier_init = _device_only("tack.mbarrier_init")
-mbarrier_arrive = _device_only("tack.mbarrier_arrive")
-mbarrier_arrive_tx = _device_only("tack.mbarrier_arrive_tx")
-mbarrier_wait = _device_only("tack.mbarrier_wait")
-async_bulk_copy = _device_only("tack.async_bulk_copy")
-async_tensor_copy = _device_only("tack.async_tensor_copy")
-mma_load_a = _device_only("tack.mma_load_a")
-mma_load_b = _device_only("tack.mma_load_b")
-mma_load_acc = _device_only("tack.mma_load_acc")
-mma_load_bt = _device_only("tack.mma_load_bt")
-mma_rows = _device_only("tack.mma_rows")
-mma_cols = _device_only("tack.mma_cols")
-mma_row_max = _device_only("tack.mma_row_max")
-mma_row_sum = _device_only("tack.mma_row_sum")
-mma_to_a = _device_only("tack.mma_to_a")
-mma_zeros = _device_only("tack.mma_zeros")
-mma = _device_only("tack.mma")
-mma_store = _device_only("tack.mma_store")
-wgmma_zeros = _device_only("tack.wgmma_zeros")
-wgmma = _device_only("tack.wgmma")
-wgmma_commit = _device_only("tack.wgmma_commit")
-wgmma_wait = _device_only("tack.wgmma_wait")
-wgmma_store = _device_only("tack.wgmma_store")
-wgmma_index = _device_only("tack.wgmma_index")
-atomic_add = _device_only("tack.atomic_add")
-atomic_min = _device_only("tack.atomic_min")
-atomic_max = _device_only("tack.atomic_max")
-ndrange = _device_only("tack.ndrange")
-select = _device_only("tack.select")
-Vector = _device_only("tack.Vector")
-Matrix = _device_only("tack.Matrix")
-Matrix.identity = _device_only("tack.Matrix.identity")
-bitcast = _device_only("tack.bitcast")
-expect_dtype = _device_only("tack.intrinsics.expect_dtype")
-
-
 def unroll(r, factor=None):
     """for j in unroll(range(...), factor): a sequential loop inside a kernel, unrolled `factor`
     times (1: not unrolled), or fully (no factor) when its trip count is a compile-time constant.
     A pure performance hint: results are those of the plain loop.
 
-    Unlike the functions above it also works from Python, returning `r` unchanged, so that a
-    kernel body run as plain Python (tack.testing, a user's own check) still runs."""
+    Unlike the other device functions it also works from Python, returning `r` unchanged, so
+    that a kernel body run as plain Python (tack.testing, a user's own check) still runs."""
     if not isinstance(r, range):
         raise TackTypeError(f"unroll() takes a range, got {type(r).__name__}")
     if factor is not None and (type(factor) is bool or not isinstance(factor, int) or factor < 1):
@@ -94,13 +41,21 @@ def unroll(r, factor=None):
 
 
 unroll.__tack_intrinsic__ = "unroll"  # the parser recognises it by this, like the others
+_WRITTEN = {"unroll": unroll}  # the host objects written above rather than made from the entry
 
-ALL = (bitcast, expect_dtype, ndrange, unroll, select, Vector, Matrix, local_array,
-       local_array_like, shared, shared_like, barrier, thread_id, atomic_add, atomic_min,
-       atomic_max, lane_id, warp_id, shfl, shfl_xor, shfl_up, shfl_down, warp_any, warp_all,
-       ballot, warp_sum, warp_min, warp_max, async_copy, async_commit, async_wait, mma_load_a,
-       mma_load_b, mma_load_acc, mma_zeros, mma, mma_store, mma_load_bt, mma_rows, mma_cols,
-       mma_row_max, mma_row_sum, mma_to_a, wgmma_zeros, wgmma, wgmma_commit, wgmma_wait,
-       wgmma_store, wgmma_index,
-       mbarriers, mbarrier_init, mbarrier_arrive, mbarrier_arrive_tx, mbarrier_wait,
-       async_bulk_copy, async_tensor_copy)
+DEVICE_FUNCTIONS = {}  # name → host object, for each `tack.<name>`: what `tack` exports
+ALL = []  # every host object a kernel may call, its entry found by `resolve`
+for _b in REGISTRY.values():
+    if not _b.intrinsic:
+        continue
+    _fn = _WRITTEN.get(_b.name) or _device_only(_b)
+    _owner = _b.namespace.removeprefix("tack.").rstrip(".")
+    if _owner in ("", "intrinsics"):
+        globals()[_b.name] = _fn
+    else:  # `tack.Matrix.identity`: the owner is declared (and made) before it
+        setattr(globals()[_owner], _b.name, _fn)
+    if not _owner:
+        DEVICE_FUNCTIONS[_b.name] = _fn
+    ALL.append(_fn)
+ALL = tuple(ALL)
+del _b, _fn, _owner, _WRITTEN

@@ -29,7 +29,7 @@ MATH = functions()
 
 
 def test_every_host_object_a_kernel_calls_resolves_to_its_entry():
-    for fn in (*intrinsics.ALL, tack.Matrix.identity):
+    for fn in intrinsics.ALL:
         b = resolve(fn)
         assert b is not None and REGISTRY[b.qualified] is b, fn
     for b in REGISTRY.values():
@@ -56,6 +56,27 @@ def test_entries_are_well_formed():
             assert b.op is not None and b.op in RULES, key
         if b.form in ("op", "minmax", "cast", "atomic", "mask"):
             assert b.op is not None, key
+
+
+def test_a_statement_entry_used_as_a_value_is_refused(tmp_path):
+    """`Builtin.statement` is what the parser and typechecker do: each builtin it marks, called
+    where a value is needed, is refused as one."""
+    statements = [b for b in REGISTRY.values() if b.statement]
+    assert {"tack.barrier", "tack.async_wait", "tack.mma_store", "tack.wgmma_wait",
+            "print"} <= {b.qualified for b in statements}
+    lines = ["import tack", ""]
+    for j, b in enumerate(statements):
+        args = ", ".join(["a"] * b.arity[0]) if b.arity else "a"
+        lines += ["@tack.kernel", f"def k{j}(a, out):", "    for i in range(out.shape[0]):",
+                  f"        v = {b.qualified}({args})", "        out[i] = 1.0", ""]
+    path = tmp_path / "statement_kernels.py"
+    path.write_text("\n".join(lines))
+    ns = {"__name__": "statement_kernels", "__file__": str(path)}
+    exec(compile(path.read_text(), str(path), "exec"), ns)  # noqa: S102 - generated here
+    a = tack.zeros(32, tack.f32)
+    for j, b in enumerate(statements):
+        with tack.device("sim"), pytest.raises(tack.TackError, match="used as a value"):
+            ns[f"k{j}"](a, tack.zeros(32, tack.f32))
 
 
 def _form_owner():
@@ -198,6 +219,63 @@ def test_a_math_function_is_one_entry(tmp_path):
     functions_py = pkg / "builtins" / "functions.py"
     functions_py.write_text(functions_py.read_text() + NEW_ENTRIES)
     (tmp_path / "script.py").write_text(textwrap.dedent(SCRIPT))
+    r = subprocess.run([sys.executable, str(tmp_path / "script.py")], check=False,
+                       cwd=tmp_path, env={**_env(), "PYTHONPATH": str(tmp_path)},
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stdout + r.stderr
+
+
+# Inserted into builtins/registry.py of a copy of the package, before its lookup tables: the one
+# place a device function is declared (here another name for the LANE_ID op).
+NEW_DEVICE_ENTRY = '''
+add_builtin("lane", "tack.lane()", "the lane index within the warp, again", group="device",
+            arity=(0, 0), op=Op.LANE_ID, dtype=dt.i32, namespace="tack.", needs="workgroups")
+'''
+
+DEVICE_SCRIPT = '''
+import numpy as np
+import tack
+from tack.builtins.docs import page_markdown
+from tack.intrinsics import lane  # as library code imports a device function
+
+
+@tack.kernel
+def k(out, n):
+    for i in range(n):
+        out[i] = tack.lane() + 100 * lane()
+
+
+with tack.device("sim"):
+    out = tack.zeros(96, tack.i32)
+    k(out, 96)
+    np.testing.assert_array_equal(out.numpy(), np.arange(96) % 32 * 101)
+assert tack.lane is lane and "lane" in tack.__all__ and "lane" in dir(tack)
+try:
+    tack.lane()
+except tack.TackRuntimeError as exc:
+    assert "lane() can only be used inside a @tack.kernel" in str(exc), exc
+else:
+    raise AssertionError("tack.lane() ran on the host")
+assert tack.lane.__doc__ == "tack.lane(): the lane index within the warp, again."
+assert "| `tack.lane` | `tack.lane()` | 0 | any | workgroups |" in page_markdown()
+print("ok")
+'''
+
+
+def test_a_device_function_is_one_entry(tmp_path):
+    """CONTRIBUTING.md, "Adding a builtin": one `add_builtin` call in builtins/registry.py (here
+    inserted into a copy of the package) gives `tack.<name>` and `tack.intrinsics.<name>` (the
+    host objects that raise from Python), its place in `tack.__all__`, its parsing and typing
+    in a kernel that the simulator runs, and its docs row."""
+    pkg = tmp_path / "tack"
+    shutil.copytree(ROOT / "python" / "tack", pkg,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    registry_py = pkg / "builtins" / "registry.py"
+    text = registry_py.read_text()
+    marker = "\n# ---- lookups"
+    assert marker in text
+    registry_py.write_text(text.replace(marker, NEW_DEVICE_ENTRY + marker))
+    (tmp_path / "script.py").write_text(textwrap.dedent(DEVICE_SCRIPT))
     r = subprocess.run([sys.executable, str(tmp_path / "script.py")], check=False,
                        cwd=tmp_path, env={**_env(), "PYTHONPATH": str(tmp_path)},
                        capture_output=True, text=True, timeout=300)

@@ -14,6 +14,8 @@ function, the Julia template) and its documentation line: the idea of Warp's `ad
   builtins (`abs`, `min`, `int`, `tack.f32`, ...), `any`/`all`/`print`, and the device functions
   (`tack.atomic_add`, `tack.shared`, `tack.barrier`, ...).
 - `host.py`: what the builtins are on the host (`from tack import sqrt`, `math.sqrt` in a kernel).
+  The device functions' host objects (`tack.atomic_add`) are made from their entries by
+  `tack/intrinsics.py`, outside this package (`Builtin.intrinsic` says which entries).
 - `docs.py`: `docs/builtins.md`, generated (`python -m tack.builtins > docs/builtins.md`).
 
 A device function that is structurally an IR op or statement with much renderer code of its own

@@ -104,10 +104,25 @@ class Builtin:
     namespace: str = ""  # "tack." for the names a kernel reaches through the package
     needs: str = ""  # what an engine must have to run it ("workgroups": GPU engines only)
     space: str | None = None  # the memory space of a scratch array declaration
+    # A statement of its own (`tack.barrier()`, `tack.wgmma_wait(0)`): called as a value it is
+    # refused (frontend/parser/calls.py).
+    statement: bool = False
+    # The positions of the arguments that name an array (a parameter or a shared array) and of
+    # those that are string literals, for the forms that read them ("fragment", "wgmma").
+    arrays: tuple[int, ...] = ()
+    strings: tuple[int, ...] = ()
+    role: str | None = None  # the MMA fragment a fragment load makes: "a", "b" or "acc"
 
     @property
     def qualified(self) -> str:
         return self.namespace + self.name
+
+    @property
+    def intrinsic(self) -> bool:
+        """Whether a host object of its own stands for it in a kernel (python/tack/intrinsics.py
+        makes one per such entry): every name reached through `tack.` but the dtypes and vector
+        types, which are host objects already."""
+        return bool(self.namespace) and self.form not in ("cast", "vector")
 
     def arity_text(self) -> str:
         if self.arity is None:

@@ -90,7 +90,7 @@ add_builtin("select", "tack.select(mask, a, b)", "per component, a where mask is
             "(both evaluated)", group="vectors", arity=(3, 3), op=Op.SELECT, namespace="tack.")
 add_builtin("print", "print(a, b, ...)", "one line: the items separated by spaces (a statement; "
             "strings are literals)", group="statements", form="print", op=Op.PRINT,
-            aliases=(_py.print,))
+            aliases=(_py.print,), statement=True)
 
 # ---- vector and matrix values ------------------------------------------------------------------
 for _n in (2, 3, 4):
@@ -137,7 +137,7 @@ for _name, _space, _first, _doc in (
                 needs="workgroups" if _space == "shared" else "")
 add_builtin("barrier", "tack.barrier()", "synchronize the lanes of a workgroup (GPU only; a "
             "statement: ir/nodes.py `Barrier`)", group="device", form="statement", arity=(0, 0),
-            namespace="tack.", needs="workgroups")
+            namespace="tack.", needs="workgroups", statement=True)
 add_builtin("thread_id", "tack.thread_id()", f"lane index in [0, {WORKGROUP}), the workgroup "
             "size (GPU only)", group="device", arity=(0, 0), op=Op.THREAD_ID,
             dtype=dt.i32, namespace="tack.", needs="workgroups")
@@ -173,15 +173,15 @@ add_builtin("async_copy", "tack.async_copy(dst, j, src, i, count)", "start copyi
             "consecutive elements, 1 if omitted; 4, 8 or 16 bytes) into the shared array dst at "
             "j; it lands when a tack.async_wait covers its group (a statement; GPU only)",
             group="device", form="async_copy", arity=(4, 5), op=Op.ASYNC_COPY,
-            namespace="tack.", needs="workgroups")
+            namespace="tack.", needs="workgroups", statement=True)
 add_builtin("async_commit", "tack.async_commit()", "close this lane's group of asynchronous "
             "copies (a statement; GPU only)", group="device", form="async_statement",
             arity=(0, 0), op=Op.ASYNC_COMMIT, dtype=dt.i32, namespace="tack.",
-            needs="workgroups")
+            needs="workgroups", statement=True)
 add_builtin("async_wait", "tack.async_wait(n)", "wait until at most the n newest committed "
             "groups of this lane are pending (n a literal int >= 0; a statement; GPU only)",
             group="device", form="async_statement", arity=(1, 1), op=Op.ASYNC_WAIT,
-            dtype=dt.i32, namespace="tack.", needs="workgroups")
+            dtype=dt.i32, namespace="tack.", needs="workgroups", statement=True)
 
 # ---- transaction barriers and bulk copies completed on them (ir/ops.py, "Transaction barriers") --
 add_builtin("mbarriers", "bars = tack.mbarriers(n)", "n transaction barriers in workgroup memory "
@@ -191,29 +191,29 @@ add_builtin("mbarriers", "bars = tack.mbarriers(n)", "n transaction barriers in 
 add_builtin("mbarrier_init", "tack.mbarrier_init(bars[s], count)", "make barrier bars[s] expect "
             "count arrivals per phase; phase 0 begins (one lane, then a tack.barrier(); a "
             "statement; GPU only)", group="device", form="mbarrier", arity=(2, 2),
-            op=Op.MBARRIER_INIT, namespace="tack.", needs="workgroups")
+            op=Op.MBARRIER_INIT, namespace="tack.", needs="workgroups", statement=True)
 add_builtin("mbarrier_arrive", "tack.mbarrier_arrive(bars[s])", "one arrival on the barrier's "
             "current phase (a statement; GPU only)", group="device", form="mbarrier",
-            arity=(1, 1), op=Op.MBARRIER_ARRIVE, namespace="tack.", needs="workgroups")
+            arity=(1, 1), op=Op.MBARRIER_ARRIVE, namespace="tack.", needs="workgroups", statement=True)
 add_builtin("mbarrier_arrive_tx", "tack.mbarrier_arrive_tx(bars[s], nbytes)", "expect nbytes more "
             "bytes of bulk copies on the current phase, then arrive (sm_90; a statement; GPU "
             "only)", group="device", form="mbarrier", arity=(2, 2), op=Op.MBARRIER_ARRIVE_TX,
-            namespace="tack.", needs="workgroups")
+            namespace="tack.", needs="workgroups", statement=True)
 add_builtin("mbarrier_wait", "tack.mbarrier_wait(bars[s], phase)", "wait until the barrier's "
             "phase of parity phase % 2 has completed (its data visible to this lane; a "
             "statement; GPU only)", group="device", form="mbarrier", arity=(2, 2),
-            op=Op.MBARRIER_WAIT, namespace="tack.", needs="workgroups")
+            op=Op.MBARRIER_WAIT, namespace="tack.", needs="workgroups", statement=True)
 add_builtin("async_bulk_copy", "tack.async_bulk_copy(dst, j, src, i, count, bars[s])", "start "
             "copying count consecutive elements src[i]... (a multiple of 16 bytes) into the "
             "shared array dst at j; their bytes complete a transaction on bars[s] (sm_90; a "
             "statement; GPU only)", group="device", form="bulk_copy", arity=(6, 6),
-            op=Op.ASYNC_BULK_COPY, namespace="tack.", needs="workgroups")
+            op=Op.ASYNC_BULK_COPY, namespace="tack.", needs="workgroups", statement=True)
 add_builtin("async_tensor_copy", "tack.async_tensor_copy(dst, j, src, (row, col), (ROWS, COLS), "
             "bars[s], layout)", "start copying the ROWS × COLS box at src[row, col] of a 2-D "
             "array (zeros where it lies outside) into the shared array dst at j, laid out as "
             "layout (\"swizzle128\" or \"none\"); the box's bytes complete a transaction on "
             "bars[s] (TMA, sm_90; a statement; GPU only)", group="device", form="bulk_copy",
-            arity=(7, 7), op=Op.ASYNC_TENSOR_COPY, namespace="tack.", needs="workgroups")
+            arity=(7, 7), op=Op.ASYNC_TENSOR_COPY, namespace="tack.", needs="workgroups", statement=True)
 
 # ---- matrix multiply-accumulate: warp-held fragments (ir/mma.py; docs/language.md) ------------
 _AT = ("x, row, col[, ld]", ("the tile whose top-left element is x[row, col] of a 2-D array, "
@@ -223,15 +223,16 @@ _A = ("this lane's part of the warp's 16×16 A tile (16×8 for f32), from an f16
 _B = ("this lane's part of the warp's 16×8 B tile (8×8 for f32), from an f16, bf16 or f32 "
       "array")
 _ACC = "this lane's part of the warp's 16×8 f32 accumulator tile, from an f32 array"
-for _name, _what in (("mma_load_a", _A), ("mma_load_b", _B), ("mma_load_acc", _ACC)):
+for _name, _what, _role in (("mma_load_a", _A, "a"), ("mma_load_b", _B, "b"),
+                            ("mma_load_acc", _ACC, "acc")):
     add_builtin(_name, f"tack.{_name}({_AT[0]})", f"{_what}: {_AT[1]} (a warp collective)",
                 group="device", form="fragment", arity=(3, 4), namespace="tack.",
-                needs="workgroups")
+                needs="workgroups", arrays=(0,), role=_role)
 add_builtin("mma_load_bt", f"tack.mma_load_bt({_AT[0]})", "this lane's part of the warp's 16×8 "
             "B tile read transposed from an f16 or bf16 array: B[k, n] is x[row + n, col + k] "
             "of a 2-D array or x[(row + n) * ld + col + k] of a 1-D one, as B = K^T of a "
             "row-major K (a warp collective)", group="device", form="fragment", arity=(3, 4),
-            namespace="tack.", needs="workgroups")
+            namespace="tack.", needs="workgroups", arrays=(0,), role="b")
 add_builtin("mma_zeros", "tack.mma_zeros()", "a 16×8 f32 accumulator fragment of zeros",
             group="device", form="fragment", arity=(0, 0), namespace="tack.", needs="workgroups")
 for _name, _what in (("mma_rows", "row (0..15)"), ("mma_cols", "column (0..7)")):
@@ -249,7 +250,7 @@ add_builtin("mma_to_a", "tack.mma_to_a(lo, hi)", "the f16 or bf16 A fragment of 
             arity=(2, 2), namespace="tack.", needs="workgroups")
 add_builtin("mma_store", f"tack.mma_store(acc, {_AT[0]})", "store the warp's 16×8 accumulator "
             f"tile at {_AT[1]} (a statement)", group="device", form="fragment", arity=(4, 5),
-            namespace="tack.", needs="workgroups")
+            namespace="tack.", needs="workgroups", arrays=(1,), statement=True)
 add_builtin("mma", 'tack.mma(a, b, acc[, "tf32"])', "the accumulator A @ B + acc of the warp's "
             "fragments (tensor cores: m16n8k16 for f16/bf16, m16n8k8 for f32, which must say "
             '"tf32": its inputs are rounded to TF32); products exact, added in k order with one '
@@ -265,20 +266,22 @@ add_builtin("wgmma", 'tack.wgmma(acc, As, a, Bs, b, layout[, "tf32"])', "start D
             'layout "swizzle128" or "interleave" (tack.wgmma_index); K = 16 for f16/bf16, 8 for '
             'f32, which must say "tf32". acc holds D after a tack.wgmma_wait covers it (a '
             "warpgroup collective statement; sm_90a)", group="device", form="wgmma",
-            arity=(6, 7), namespace="tack.", needs="workgroups")
+            arity=(6, 7), namespace="tack.", needs="workgroups", arrays=(1, 3), strings=(5, 6),
+            statement=True)
 add_builtin("wgmma_commit", "tack.wgmma_commit()", "close the warpgroup's group of tack.wgmma "
             "operations (a statement)", group="device", form="wgmma", arity=(0, 0),
-            namespace="tack.", needs="workgroups")
+            namespace="tack.", needs="workgroups", statement=True)
 add_builtin("wgmma_wait", "tack.wgmma_wait(n)", "wait until at most the n newest committed "
             "tack.wgmma groups are pending (n a literal int >= 0; a statement)", group="device",
-            form="wgmma", arity=(1, 1), namespace="tack.", needs="workgroups")
+            form="wgmma", arity=(1, 1), namespace="tack.", needs="workgroups", statement=True)
 add_builtin("wgmma_store", "tack.wgmma_store(acc, x, row, col[, ld])", "store the warpgroup's "
             f"64×n accumulator tile at {_AT[1]}, converted to x's dtype (a statement)",
-            group="device", form="wgmma", arity=(4, 5), namespace="tack.", needs="workgroups")
+            group="device", form="wgmma", arity=(4, 5), namespace="tack.", needs="workgroups",
+            arrays=(1,), statement=True)
 add_builtin("wgmma_index", "tack.wgmma_index(x, row, k, layout)", "i32: where element (row, k) "
             "of a tile staged for tack.wgmma sits, in elements of x's dtype from the tile's "
             'start (layout "swizzle128" or "interleave"; rows of 128 bytes)', group="device",
-            form="wgmma", arity=(4, 4), namespace="tack.")
+            form="wgmma", arity=(4, 4), namespace="tack.", arrays=(0,), strings=(3,))
 for _op, _what in ((Op.ATOMIC_ADD, "add"), (Op.ATOMIC_MIN, "minimum"),
                    (Op.ATOMIC_MAX, "maximum")):
     _name = _op.name.lower()
@@ -296,8 +299,7 @@ add_builtin("expect_dtype", "expect_dtype(x, dtype, what)", "x, or a TypeError n
 BARE: dict[str, Builtin] = {b.name: b for b in REGISTRY.values() if not b.namespace}
 _BY_ALIAS: dict[int, Builtin] = {id(a): b for b in REGISTRY.values() for a in b.aliases}
 # The device functions by their objects' `__tack_intrinsic__` name (intrinsics.py).
-_BY_INTRINSIC: dict[str, Builtin] = {b.name: b for b in REGISTRY.values() if b.namespace
-                                     and b.form not in ("cast", "vector")}
+_BY_INTRINSIC: dict[str, Builtin] = {b.name: b for b in REGISTRY.values() if b.intrinsic}
 _BY_DTYPE: dict[dt.DType, Builtin] = {b.dtype: b for b in REGISTRY.values()
                                       if b.form == "cast" and b.namespace}
 _BY_OP: dict[Op, Builtin] = {b.op: b for b in REGISTRY.values()

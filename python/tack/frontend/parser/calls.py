@@ -21,18 +21,13 @@ from .names import UNSET, BuiltinName, class_member
 # Scratch arrays: the device function that declares one -> its memory space; the atomics.
 SCRATCH = {b.name: b.space for b in REGISTRY.values() if b.form == "scratch"}
 ATOMICS = {b.name: b.op for b in REGISTRY.values() if b.form == "atomic"}
-# The fragment builtins that take no array (frontend/typing/mma.py types them).
-FRAGMENT_VALUES = frozenset({"mma_zeros", "mma_rows", "mma_cols", "mma_row_max", "mma_row_sum",
-                             "mma_to_a"})
 # Asynchronous copies and their completion: statements (ir/ops.py, "Asynchronous copies").
 # Transaction barriers and bulk copies are statements too (parser/mbarriers.py).
 ASYNC = {b.name: b for b in REGISTRY.values()
          if b.form in ("async_copy", "async_statement", "mbarrier", "bulk_copy")}
-# The warpgroup MMA's statements (the others, wgmma_zeros and wgmma_index, are values), and
-# where each builtin takes array names and string literals (frontend/typing/wgmma.py).
-WGMMA_STATEMENTS = frozenset({"wgmma", "wgmma_commit", "wgmma_wait", "wgmma_store"})
-_WGMMA_ARRAYS = {"wgmma": (1, 3), "wgmma_store": (1,), "wgmma_index": (0,)}
-_WGMMA_STRINGS = {"wgmma": (5, 6), "wgmma_index": (3,)}
+# The warpgroup MMA's statements (the others, wgmma_zeros and wgmma_index, are values).
+WGMMA_STATEMENTS = frozenset(b.name for b in REGISTRY.values()
+                             if b.form == "wgmma" and b.statement)
 
 
 class Calls:
@@ -258,10 +253,10 @@ class Calls:
         `tack.mma_store(acc, x, row, col[, ld])`: an MMA_TILE naming the builtin and the array
         (frontend/typing/mma.py makes the fragment or the stores)."""
         args = list(node.args)
-        lead = args[:1] if b.name == "mma_store" else []
-        if b.name in FRAGMENT_VALUES:  # fragments of fragments (or of nothing): no array
+        if not b.arrays:  # fragments of fragments (or of nothing): no array
             return Expr(Op.MMA_TILE, None, tuple(self.ordered(args)), (b.name, None), loc)
-        arr = args[len(lead)]
+        (k,) = b.arrays  # the tile's array: after the accumulator of mma_store
+        arr = args[k]
         target = self.array_name(arr)
         if target is None or target in self.root.local_scratch or (
                 isinstance(arr, ast.Name) and arr.id in self.local_scratch):
@@ -269,7 +264,7 @@ class Calls:
                                         "parameter nor a shared array",
                                    f"a warp's tiles live in arrays passed to the kernel or in "
                                    f"tack.shared arrays: {b.call}")
-        rest = self.ordered(lead + args[len(lead) + 1:])
+        rest = self.ordered(args[:k] + args[k + 1:])
         return Expr(Op.MMA_TILE, None, tuple(rest), (b.name, target), loc)
 
     def call_mma(self, b, node: ast.Call, loc) -> Expr:
@@ -286,7 +281,7 @@ class Calls:
         return Expr(Op.MMA, None, tuple(self.ordered(args)), precision, loc)
 
     def call_wgmma(self, b, node: ast.Call, loc) -> Expr:
-        if b.name in WGMMA_STATEMENTS:
+        if b.statement:
             raise self.unsupported(node, f"{b.qualified}() used as a value",
                                    f"it is a statement: write {b.call} on a line of its own")
         return self.wgmma_call(b, node)
@@ -305,7 +300,7 @@ class Calls:
                                    f"call it as {b.call}")
         arrays, strings, rest = [], [], []
         for k, a in enumerate(node.args):
-            if k in _WGMMA_ARRAYS.get(b.name, ()):
+            if k in b.arrays:
                 name = self.array_name(a)
                 if name is None or name in self.root.local_scratch or (
                         isinstance(a, ast.Name) and a.id in self.local_scratch):
@@ -313,7 +308,7 @@ class Calls:
                                               "array parameter nor a shared array",
                                            f"call it as {b.call}")
                 arrays.append(name)
-            elif k in _WGMMA_STRINGS.get(b.name, ()):
+            elif k in b.strings:
                 if not (isinstance(a, ast.Constant) and isinstance(a.value, str)):
                     raise self.unsupported(a, f"{b.name}() with a layout or precision that is "
                                               "not a string literal",

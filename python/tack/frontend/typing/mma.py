@@ -17,6 +17,7 @@ applies the library's one definition: nearest, ties away from zero, as PTX's
 from __future__ import annotations
 
 from ... import dtypes as dt
+from ...builtins.registry import REGISTRY
 from ...ir import nodes as N
 from ...ir.mma import ACC, BY_DTYPE, LDMATRIX, VARIANTS, layout
 from ...ir.nodes import Expr
@@ -24,7 +25,8 @@ from ...ir.ops import Op
 from ...passes import libmath
 from ..vectors import FragType, FragVal, typed
 
-_ROLE = {"mma_load_a": "a", "mma_load_b": "b", "mma_load_bt": "b", "mma_load_acc": "acc"}
+# The fragment each load makes (its entry's role)
+_ROLE = {b.name: b.role for b in REGISTRY.values() if b.role is not None}
 _ACC = FragType("acc", None, dt.f32, 4)
 
 

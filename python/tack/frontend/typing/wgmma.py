@@ -13,6 +13,7 @@ arithmetic (`ir.wgmma.index`), so a kernel stages its tiles with it on every eng
 from __future__ import annotations
 
 from ... import dtypes as dt
+from ...builtins.registry import REGISTRY
 from ...errors import TackValueError
 from ...ir import nodes as N
 from ...ir.nodes import Expr
@@ -104,7 +105,7 @@ class WgmmaRules:
     def wgmma_statement(self, s: N.ExprStmt) -> list[N.Stmt]:
         e = s.value
         name = e.arg[0]
-        if name in ("wgmma_zeros", "wgmma_index"):
+        if not REGISTRY["tack." + name].statement:  # wgmma_zeros, wgmma_index: values
             raise self.type_error(e, f"tack.{name}() as a statement has no effect",
                                   "assign its value")
         if name == "wgmma_commit":

@@ -22,12 +22,15 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from ...builtins.registry import REGISTRY
 from ...ir.mma import LDMATRIX, LDMATRIX_ALIGN
 from ...ir.nodes import Expr
 from ...passes.divisibility import divisor, local_divisors
 
 I16, I32, I64 = ir.IntType(16), ir.IntType(32), ir.IntType(64)
-_ROLE = {"mma_load_a": "a", "mma_load_b": "b"}
+# The fragment loads `ldmatrix` may serve, by their entries' roles (elements of another carry no
+# row: the typechecker gives one only to these)
+_ROLE = {b.name: b.role for b in REGISTRY.values() if b.role in LDMATRIX}
 
 
 class LdmatrixRendering:
