@@ -12,9 +12,7 @@ NAME = re.compile(r"\bTACK_[A-Z][A-Z0-9_]*")
 
 # TACK_* tokens in python/tack that are not environment variables. Each must still occur (so the
 # list cannot go stale) and must never be read from the environment.
-NOT_VARIABLES = {
-    "TACK_PIPE_STANDIN": "a module attribute marking tack.testing's stand-in juliacall",
-}
+NOT_VARIABLES: dict[str, str] = {}  # none today
 
 
 def _names_in(paths) -> dict[str, set[str]]:
