@@ -97,6 +97,6 @@ CASES: list[Case] = [
     *map(_beside_object, ["g__n", "g__a", "g_n", "n", "a"]),
     *map(_returns, ["__ret", "__epilogue", "_i", "ret"]),
     *map(_debug, ["__dbg", "dbg", "_i"]),
-    _deep(250, None), _deep(500, None), _deep(2_000, None), _deep(10_000, None),
+    _deep(250, None), _deep(500, None), _deep(2_000, None), _deep(5_000, None),
     _deep(25_000, "UnsupportedSyntaxError"),
 ]
