@@ -251,6 +251,25 @@ def benchmarks(sz, rng, dtype=np.float32):
                work / 2 if unit == "GB/s" else work, unit, HALF_TOL, tk, None, None, tf)
 
 
+def _row_benchmarks(x, w, b, suffix=""):
+    """softmax, log_softmax (not on the long rows), layer_norm and rms_norm over the rows of x."""
+    c, nb, f32 = x.shape[1], x.size * 4 / 1e9, (2e-5, 2e-6)
+    yield (f"softmax{suffix}", [x], ref_softmax(x), 2 * nb, "GB/s", f32,
+           lambda t, out: ops.softmax(t, out=out), _np_softmax, "softmax",
+           lambda T, F: (lambda a: T.softmax(a, -1)))
+    if not suffix:
+        yield ("log_softmax", [x], ref_softmax(x, True), 2 * nb, "GB/s", (2e-5, 2e-5),
+               lambda t, out: ops.log_softmax(t, out=out), _np_log_softmax, None,
+               lambda T, F: (lambda a: T.log_softmax(a, -1)))
+    yield (f"layer_norm{suffix}", [x, w, b], ref_layer_norm(x, w, b), 2 * nb, "GB/s",
+           (1e-4, 1e-4), lambda t, tw, tb, out: ops.layer_norm(t, tw, tb, out=out),
+           _np_layer_norm, "layer_norm",
+           lambda T, F: (lambda a, aw, ab: F.layer_norm(a, (c,), aw, ab)))
+    yield (f"rms_norm{suffix}", [x, w], ref_rms_norm(x, w), 2 * nb, "GB/s", (1e-4, 1e-4),
+           lambda t, tw, out: ops.rms_norm(t, tw, out=out), None, None,
+           lambda T, F: (lambda a, aw: F.rms_norm(a, (c,), aw, 1e-6)))
+
+
 def _benchmarks(sz, rng, dtype=np.float32):
     r, c = sz["rows"]
     x = rng.normal(size=(r, c)).astype(np.float32) * 3
@@ -259,33 +278,12 @@ def _benchmarks(sz, rng, dtype=np.float32):
     x, y, w, b = (v.astype(dtype) for v in (x, y, w, b))
     nb = x.size * 4 / 1e9
     f32 = (2e-5, 2e-6)
-    yield ("softmax", [x], ref_softmax(x), 2 * nb, "GB/s", f32,
-           lambda t, out: ops.softmax(t, out=out), _np_softmax, "softmax",
-           lambda T, F: (lambda a: T.softmax(a, -1)))
-    yield ("log_softmax", [x], ref_softmax(x, True), 2 * nb, "GB/s", (2e-5, 2e-5),
-           lambda t, out: ops.log_softmax(t, out=out), _np_log_softmax, None,
-           lambda T, F: (lambda a: T.log_softmax(a, -1)))
-    yield ("layer_norm", [x, w, b], ref_layer_norm(x, w, b), 2 * nb, "GB/s", (1e-4, 1e-4),
-           lambda t, tw, tb, out: ops.layer_norm(t, tw, tb, out=out), _np_layer_norm,
-           "layer_norm", lambda T, F: (lambda a, aw, ab: F.layer_norm(a, (c,), aw, ab)))
-    yield ("rms_norm", [x, w], ref_rms_norm(x, w), 2 * nb, "GB/s", (1e-4, 1e-4),
-           lambda t, tw, out: ops.rms_norm(t, tw, out=out), None, None,
-           lambda T, F: (lambda a, aw: F.rms_norm(a, (c,), aw, 1e-6)))
+    yield from _row_benchmarks(x, w, b)
     # rows past 256 * 32 elements: the online softmax and the norms' long-row kernels on a GPU
     lr, lc = sz["long rows"]
     xl = (rng.normal(size=(lr, lc)).astype(np.float32) * 3).astype(dtype)
     wl, bl = (rng.normal(size=lc).astype(np.float32).astype(dtype) for _ in range(2))
-    nl = xl.size * 4 / 1e9
-    yield ("softmax long", [xl], ref_softmax(xl), 2 * nl, "GB/s", f32,
-           lambda t, out: ops.softmax(t, out=out), _np_softmax, "softmax",
-           lambda T, F: (lambda a: T.softmax(a, -1)))
-    yield ("layer_norm long", [xl, wl, bl], ref_layer_norm(xl, wl, bl), 2 * nl, "GB/s",
-           (1e-4, 1e-4), lambda t, tw, tb, out: ops.layer_norm(t, tw, tb, out=out),
-           _np_layer_norm, "layer_norm",
-           lambda T, F: (lambda a, aw, ab: F.layer_norm(a, (lc,), aw, ab)))
-    yield ("rms_norm long", [xl, wl], ref_rms_norm(xl, wl), 2 * nl, "GB/s", (1e-4, 1e-4),
-           lambda t, tw, out: ops.rms_norm(t, tw, out=out), None, None,
-           lambda T, F: (lambda a, aw: F.rms_norm(a, (lc,), aw, 1e-6)))
+    yield from _row_benchmarks(xl, wl, bl, " long")
     yield ("gelu_tanh", [x], ref_gelu(x), 2 * nb, "GB/s", f32,
            lambda t, out: ops.gelu(t, out=out), _np_gelu, "gelu",
            lambda T, F: (lambda a: F.gelu(a, approximate="tanh")))

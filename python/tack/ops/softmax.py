@@ -11,13 +11,13 @@ Another axis runs one (outer, inner) column per iteration, neighbouring iteratio
 neighbouring addresses.
 
 A lane of a workgroup kernel (the one-read kernel and the online one) takes `STEP` = 8
-consecutive elements at a time (elements (lane + 256 k) * 8 + v): a step's loads and stores are neighbours, which the NVPTX printer's
-aligned entry (render/llvm/ptx.py, `emit_aligned`) lets LLVM merge into 16-byte accesses where
-every array starts 16 bytes aligned and the row's start is provably a multiple of 8
-(`row_start_wide`, chosen by `start_func` where n is a multiple of 8: `r * (n // 8) * 8`, which
-passes/divisibility.py sees); otherwise the same kernel has plain accesses, the same results.
-A whole step is plain loads and stores (`take`, `put`), the partial step at a row's end
-guarded element by element.
+consecutive elements at a time (elements (lane + 256 k) * 8 + v): a step's loads and stores
+are neighbours, which the NVPTX printer's aligned entry (render/llvm/ptx.py, `emit_aligned`)
+lets LLVM merge into 16-byte accesses where every array starts 16 bytes aligned and the row's
+start is provably a multiple of 8 (`row_start_wide`, chosen by `start_func` where n is a
+multiple of 8: `r * (n // 8) * 8`, which passes/divisibility.py sees); otherwise the same
+kernel has plain accesses, the same results. A whole step is plain loads and stores (`take`,
+`put`), the partial step at a row's end guarded element by element.
 
 One sum order (docs/numerics.md, "The same bits"): a row's exps are added as the one-read
 workgroup kernel adds them, element c into lane (c // 8) % 256, each lane in index order from 0, the
@@ -320,9 +320,7 @@ def online_row(x, out, ms, ss, vals, base, n, want_log):
     while c < n:
         for j in range(min(LANES, (n - c + STEP - 1) // STEP)):
             at = c + j * STEP
-            for k in range(STEP):
-                if at + k < n:
-                    vals[k] = x[base + at + k]
+            take(vals, 0, x, base + at, n - at, 0.0)
             ms[j], ss[j] = _online_step(vals, at, n, ms[j], ss[j])
         c += LANES * STEP
     big = f32(-math.inf)
