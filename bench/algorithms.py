@@ -8,11 +8,11 @@
 
 Rows: sum, min, max and mean of f32 (GB/s, 4 B/element; torch's as device tensors), inclusive
 scan of f32 (GB/s, 8 B/element: read and write; the path the device gets, and on the GPU each of
-its two scans, `scans.LOOK_BACK`), stable argsort of i32 keys and sort (`tack.algorithms.sort`:
+its two scans, `tack.algorithms.tuning(scan=...)`), stable argsort of i32 keys and sort (`tack.algorithms.sort`:
 the sorted keys and the stable permutation, what torch.sort returns; NumPy: argsort, then the
 keys taken; CuPy's sort returns keys only) in Gkeys/s. On the GPU the rows "(shared)" run the
-same calls on the shared-memory workgroup steps (`_views.WARPS = False`, what the Julia engine
-takes) instead of the warp shuffles CUDA takes. The peers:
+same calls on the shared-memory workgroup steps (`tack.algorithms.tuning(warps=False)`, what
+the Julia engine takes) instead of the warp shuffles CUDA takes. The peers:
 NumPy on the CPU; torch and CuPy on the GPU, where `a.sum()`'s Python float is also compared with
 `torch.sum(x).item()` (row "sum→float"), since torch.sum alone returns a device tensor.
 
@@ -39,26 +39,17 @@ from tack import algorithms as A
 
 
 def _forced_scan(a, d, n, look_back: bool):
-    from tack.algorithms import scans  # the switch between the GPU scans
-
-    scans.LOOK_BACK = look_back
-    try:
+    with A.tuning(scan="look_back" if look_back else "two_pass"):
         return A.inclusive_scan(a, d, n)
-    finally:
-        scans.LOOK_BACK = None
 
 
 def _shared_steps(fn):
     """fn with tack.algorithms' workgroup kernels forced onto their shared-memory steps (the
-    Julia engine's; `_views.WARPS`), where CUDA takes warp shuffles: the rows "(shared)"."""
-    from tack.algorithms import _views
+    Julia engine's), where CUDA takes warp shuffles: the rows "(shared)"."""
 
     def run():
-        _views.WARPS = False
-        try:
+        with A.tuning(warps=False):
             return fn()
-        finally:
-            _views.WARPS = None
 
     return run
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python
 """The GPU scans side by side at 2^28 f32: torch.cumsum, the two-pass scan and the single-pass
-look-back scan at several block spans (`lookback.WINDOW`), sub-tiles per tile (`lookback.SUB`),
-with and without tickets (`lookback.TICKETS`), the write unrolled or a loop (`lookback.LEAN`);
-a variant is span/sub/tickets/lean. Each is checked first (integers exact, f32 the same
+look-back scan at several block spans, sub-tiles per tile, with and without tickets, the write
+unrolled or a loop (`tack.algorithms.tuning`'s window, sub, tickets and lean); a variant is
+span/sub/tickets/lean. Each is checked first (integers exact, f32 the same
 bits twice and within 1e-3 of Σ|x|), then timed in interleaved rounds (median of `--reps`
 synchronized calls per round).
 
@@ -29,13 +29,16 @@ from _stats import median_time
 from tack import algorithms as A
 from tack.algorithms import lookback as LB
 from tack.algorithms import scans
+from tack.algorithms.settings import DEFAULT
 
 
 def _variant(look_back: bool, span: int = 16, sub: int = 2, tickets: int = 1, lean: int = 0):
+    settings = A.tuning(scan="look_back" if look_back else "two_pass", window=span, sub=sub,
+                        tickets=bool(tickets), lean=bool(lean))
+
     def run(a, d, n):
-        scans.LOOK_BACK, LB.WINDOW, LB.SUB, LB.TICKETS = look_back, span, sub, tickets
-        LB.LEAN = bool(lean)
-        return A.inclusive_scan(a, d, n)
+        with settings:
+            return A.inclusive_scan(a, d, n)
     return run
 
 
@@ -64,8 +67,9 @@ def _resources(n: int) -> dict:
     src, dst = tack.zeros(n, tack.f32), tack.zeros(n, tack.f32)
     tiles = -(-n // scans.TILE)
     words = tack.zeros(LB.layout(tiles, 256)[0], tack.u64)
-    text = tack.inspect(LB.scan_kernel("f32", LB.SUB, LB.LEAN), src, dst, words, n, tiles, 0,
-                        LB.WINDOW, LB.PATIENCE, 1, *scans.steps(dst)[1:], mode="resources")
+    cfg = DEFAULT  # the kernel the defaults choose
+    text = tack.inspect(LB.scan_kernel("f32", cfg.sub, cfg.lean), src, dst, words, n, tiles, 0,
+                        cfg.window, cfg.patience, 1, *scans.steps(dst)[1:], mode="resources")
     return json.loads(text)
 
 

@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 import tack
-from tack.algorithms import scans
+from tack.algorithms import tuning
 
 from tests import engines
 
@@ -32,12 +32,13 @@ def pytest_generate_tests(metafunc):
 
 
 @pytest.fixture
-def device(request, monkeypatch):
+def device(request):
     name = request.param
-    if name == "sim-look-back":
-        monkeypatch.setattr(scans, "LOOK_BACK", True)
-        name = "sim"
-    return engines.select(name, request)
+    if name != "sim-look-back":
+        yield engines.select(name, request)
+        return
+    with tuning(scan="look_back"):
+        yield engines.select("sim", request)
 
 
 def unit(dtype) -> float:

@@ -1,8 +1,8 @@
 """tack.algorithms' workgroup steps by warp shuffles (lib.warp_reductions.warp_group_reduce,
 tiles.warp_inclusive, lookback.warp_pair_scan), which CUDA and the simulator take
 (`Capabilities.register_warps`), and the shared-memory steps they replace, which the Julia engine
-keeps (`_views.WARPS` forces either): every algorithm that uses them against NumPy and Python ints
-at awkward sizes (1, 31, 32, 33, primes, 256·k ± 1, strided and transposed inputs), the float
+keeps (`tack.algorithms.tuning(warps=...)` forces either): every algorithm that uses them against
+NumPy and Python ints at awkward sizes (1, 31, 32, 33, primes, 256·k ± 1, strided and transposed inputs), the float
 results deterministic, and `tack.check` clean on each kernel that uses them."""
 import numpy as np
 import pytest
@@ -14,6 +14,7 @@ from tack.algorithms import radix as RX
 from tack.algorithms import reduce as R
 from tack.algorithms import scans as S
 from tack.algorithms import terms as T
+from tack.algorithms.settings import Tuning
 from tack.algorithms.tiles import TILE, warp_inclusive
 from tack.lib.warp_reductions import warp_group_reduce
 
@@ -23,13 +24,14 @@ pytestmark = pytest.mark.engines("sim", "cuda")
 
 SIZES = [1, 31, 32, 33, 257, 1025, 4093, 4097, 8191, 20011]  # primes, 256·k ± 1
 STEPS = ["warps", "shared"]
+CFG = Tuning()  # the look-back scan's default tuning
 
 
 @pytest.fixture(params=STEPS)
-def steps(request, monkeypatch, device):
+def steps(request, device):
     """The warp steps, or the shared-memory ones forced on the same device."""
-    monkeypatch.setattr(V, "WARPS", request.param == "warps")
-    return request.param
+    with A.tuning(warps=request.param == "warps"):
+        yield request.param
 
 
 def test_the_steps_follow_the_capability(device):
@@ -110,9 +112,13 @@ def test_statistics(device, steps, n):
 
 @pytest.mark.parametrize("look_back", [False, True])
 @pytest.mark.parametrize("n", SIZES)
-def test_integer_scans(device, steps, monkeypatch, look_back, n):
-    monkeypatch.setattr(S, "LOOK_BACK", look_back)
-    monkeypatch.setattr(LB, "WINDOW", 2)  # blocks of 2 tiles: several blocks at 20011
+def test_integer_scans(device, steps, look_back, n):
+    # blocks of 2 tiles: several blocks at 20011
+    with A.tuning(scan="look_back" if look_back else "two_pass", window=2):
+        _integer_scans(n)
+
+
+def _integer_scans(n):
     x = data(n, np.int32)
     d = tack.zeros(n, tack.i32)
     assert A.inclusive_scan(tack.array(x), d) == int(np.sum(x, dtype=np.int32))
@@ -127,11 +133,14 @@ def test_integer_scans(device, steps, monkeypatch, look_back, n):
 
 @pytest.mark.parametrize("look_back", [False, True])
 @pytest.mark.parametrize("n", [33, 4097, 20011])
-def test_float_scans(device, steps, monkeypatch, look_back, n):
+def test_float_scans(device, steps, look_back, n):
     """f32 prefixes within γ_k Σ|x| of the exact ones (float64 prefixes of float32 values are
     exact to far below that), the same bits on every call."""
-    monkeypatch.setattr(S, "LOOK_BACK", look_back)
-    monkeypatch.setattr(LB, "WINDOW", 2)
+    with A.tuning(scan="look_back" if look_back else "two_pass", window=2):
+        _float_scans(n)
+
+
+def _float_scans(n):
     x = data(n, np.float32)
     d = [tack.zeros(n) for _ in range(2)]
     for out in d:
@@ -174,10 +183,10 @@ def test_check_is_clean_on_the_warp_kernels(device):
     part = tack.zeros(tiles)
     runs["tile_totals"] = (S.tile_totals, x, tack.zeros(n), part, n, tree)
     runs["tile_scan"] = (S.tile_scan, x, tack.zeros(n), part, n, 1, warp_inclusive)
-    lt = -(-n // (TILE * LB.SUB))
+    lt = -(-n // (TILE * CFG.sub))
     words = tack.zeros(LB.layout(lt, 2)[0], tack.u64)
-    runs["scan_lookback"] = (LB.scan_kernel("f32", LB.SUB, LB.LEAN), x, tack.zeros(n), words, n,
-                             lt, 0, 2, LB.PATIENCE, 1, warp_inclusive, LB.warp_pair_scan)
+    runs["scan_lookback"] = (LB.scan_kernel("f32", CFG.sub, CFG.lean), x, tack.zeros(n), words, n,
+                             lt, 0, 2, CFG.patience, 1, warp_inclusive, LB.warp_pair_scan)
     keys = tack.array(data(n, np.int32).view(np.uint32))
     groups = -(-n // (8 * RX.STILE))
     hist = tack.zeros(256 * 8 * groups, tack.i32)

@@ -66,51 +66,48 @@ def test_f32_payload_is_the_bit_pattern(device):
 
 @pytest.mark.parametrize("window", [1, 256])
 @pytest.mark.sim_scans  # each of the two GPU scans
-def test_look_back_window(device, monkeypatch, window):
-    """The look-back reads `lookback.WINDOW` predecessors at once: the narrowest and the widest
-    window give the same bits (a fixed left fold of the tile totals)."""
-    monkeypatch.setattr(lookback, "WINDOW", window)
+def test_look_back_window(device, window):
+    """The look-back reads `window` predecessors at once: the narrowest and the widest window
+    give the same bits (a fixed left fold of the tile totals)."""
     n = 5 * 4096 + 7
     k = (data(n, np.int32) % 1000).astype(np.int32)
     d = tack.zeros(n, tack.i32)
-    assert A.inclusive_scan(tack.array(k), d, n) == int(k.sum())
+    with A.tuning(window=window):
+        assert A.inclusive_scan(tack.array(k), d, n) == int(k.sum())
     np.testing.assert_array_equal(d.numpy(), np.cumsum(k, dtype=np.int32))
 
 
-def test_the_device_chooses_the_gpu_scan(monkeypatch):
+def test_the_device_chooses_the_gpu_scan():
     """Unforced, the single pass runs where workgroups run concurrently in device memory (CUDA,
     not the simulator's lockstep on the host) and only for dtypes that fit its 32-bit payload."""
-    monkeypatch.setattr(scans, "LOOK_BACK", None)
     cuda, sim = tack.device("cuda"), tack.device("cpu", engine="sim")
     assert scans._look_back(cuda, tack.f32) and scans._look_back(cuda, tack.u8)
     assert not scans._look_back(cuda, tack.i64) and not scans._look_back(cuda, tack.f64)
     assert not scans._look_back(sim, tack.f32)
-    monkeypatch.setattr(scans, "LOOK_BACK", True)
-    assert scans._look_back(sim, tack.i32) and not scans._look_back(sim, tack.f64)
+    with A.tuning(scan="look_back"):
+        assert scans._look_back(sim, tack.i32) and not scans._look_back(sim, tack.f64)
+    with A.tuning(scan="two_pass"):
+        assert not scans._look_back(cuda, tack.f32)
 
 
 @pytest.mark.parametrize("span,sub", [(1, 1), (2, 2), (3, 4), (16, 2)])
-def test_look_back_configurations(monkeypatch, span, sub):
+def test_look_back_configurations(span, sub):
     """Blocks of 1, 2, 3 and 16 tiles of 1, 2 or 4 sub-tiles (several blocks: the simulator's
     lockstep takes the bounded polls and lane 0's own block sums): integers exact, and f32 the
     same bits with or without tickets and with the write unrolled or a loop (the same sums)."""
-    monkeypatch.setattr(scans, "LOOK_BACK", True)
-    monkeypatch.setattr(lookback, "WINDOW", span)
-    monkeypatch.setattr(lookback, "SUB", sub)
-    monkeypatch.setattr(lookback, "PATIENCE", 8)
-    tack.set_default_device("sim")
     n = 9 * 4096 * sub + 5
     k = (data(n, np.int32) % 1000).astype(np.int32)
-    d = tack.zeros(n, tack.i32)
-    assert A.exclusive_scan(tack.array(k), d, n) == int(k.sum())
-    np.testing.assert_array_equal(d.numpy()[1:], np.cumsum(k, dtype=np.int32)[:-1])
     x = data(n, np.float32)
-    got = []
-    for tickets, lean in ((1, False), (0, True)):
-        monkeypatch.setattr(lookback, "TICKETS", tickets)
-        monkeypatch.setattr(lookback, "LEAN", lean)
-        f = tack.zeros(n, tack.f32)
-        got.append((A.inclusive_scan(tack.array(x), f, n), f.numpy().view(np.uint32)))
+    forced = A.tuning(scan="look_back", window=span, sub=sub, patience=8)
+    with tack.device("sim"), forced:
+        d = tack.zeros(n, tack.i32)
+        assert A.exclusive_scan(tack.array(k), d, n) == int(k.sum())
+        np.testing.assert_array_equal(d.numpy()[1:], np.cumsum(k, dtype=np.int32)[:-1])
+        got = []
+        for tickets, lean in ((True, False), (False, True)):
+            with A.tuning(tickets=tickets, lean=lean):
+                f = tack.zeros(n, tack.f32)
+                got.append((A.inclusive_scan(tack.array(x), f, n), f.numpy().view(np.uint32)))
     assert got[0][0] == got[1][0]
     np.testing.assert_array_equal(got[0][1], got[1][1])
     check_sum(got[0][0], x, np.float32)

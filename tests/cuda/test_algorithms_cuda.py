@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 import tack
 from tack import algorithms as A
-from tack.algorithms import lookback, scans
 
 from tests.algorithms.conftest import check_sum, data
 from tests.cuda import gpu
@@ -39,12 +38,14 @@ def test_sort_ten_million_matches_cpu_bits():
 @pytest.mark.parametrize("lean", [False, True])
 @pytest.mark.parametrize("window", [1, 32, 256])
 @pytest.mark.parametrize("n", [4097, 10 ** 7])
-def test_look_back_scan(monkeypatch, window, n, lean):
+def test_look_back_scan(window, n, lean):
     """The look-back scan on a GPU, where tiles really run concurrently: integer prefixes
     exact, f32 ones the same bits on every run and within the bound."""
-    monkeypatch.setattr(scans, "LOOK_BACK", True)
-    monkeypatch.setattr(lookback, "WINDOW", window)
-    monkeypatch.setattr(lookback, "LEAN", lean)
+    with A.tuning(scan="look_back", window=window, lean=lean):
+        _look_back_scan(n)
+
+
+def _look_back_scan(n):
     k = (data(n, np.int32) % 1000).astype(np.int32)
     d = tack.zeros(n, tack.i32)
     assert A.inclusive_scan(tack.array(k), d, n) == int(k.sum(dtype=np.int32))
@@ -58,9 +59,13 @@ def test_look_back_scan(monkeypatch, window, n, lean):
 
 
 @pytest.mark.parametrize("n", [4096 * 257 + 3, 10 ** 7])
-def test_two_pass_scan_forced(monkeypatch, n):
+def test_two_pass_scan_forced(n):
     """The two passes, which CUDA no longer takes for 32-bit dtypes, still right there."""
-    monkeypatch.setattr(scans, "LOOK_BACK", False)
+    with A.tuning(scan="two_pass"):
+        _two_pass_scan(n)
+
+
+def _two_pass_scan(n):
     k = (data(n, np.int32) % 1000).astype(np.int32)
     d = tack.zeros(n, tack.i32)
     assert A.inclusive_scan(tack.array(k), d, n) == int(np.cumsum(k, dtype=np.int32)[-1])
@@ -71,19 +76,16 @@ def test_two_pass_scan_forced(monkeypatch, n):
 
 
 @pytest.mark.parametrize("lean", [False, True])
-def test_look_back_f32_bits_match_the_simulator(monkeypatch, lean):
+def test_look_back_f32_bits_match_the_simulator(lean):
     """The same kernel and the same additions: the GPU's f32 prefixes are the simulator's bit
     for bit (blocks of 2 tiles: many blocks, so the block prefixes are exercised)."""
-    monkeypatch.setattr(scans, "LOOK_BACK", True)
-    monkeypatch.setattr(lookback, "WINDOW", 2)
-    monkeypatch.setattr(lookback, "LEAN", lean)
-    n = 9 * 2 * 4096 * lookback.SUB + 11
-    x = data(n, np.float32)
-    f = tack.zeros(n, tack.f32)
-    t = A.inclusive_scan(tack.array(x), f, n)
-    gpu = f.numpy().view(np.uint32)
-    tack.set_default_device("sim")
-    monkeypatch.setattr(lookback, "PATIENCE", 8)
-    g = tack.zeros(n, tack.f32)
-    assert A.inclusive_scan(tack.array(x), g, n) == t
+    with A.tuning(scan="look_back", window=2, lean=lean) as config:
+        n = 9 * 2 * 4096 * config.sub + 11
+        x = data(n, np.float32)
+        f = tack.zeros(n, tack.f32)
+        t = A.inclusive_scan(tack.array(x), f, n)
+        gpu = f.numpy().view(np.uint32)
+        with tack.device("sim"), A.tuning(patience=8):
+            g = tack.zeros(n, tack.f32)
+            assert A.inclusive_scan(tack.array(x), g, n) == t
     np.testing.assert_array_equal(g.numpy().view(np.uint32), gpu)

@@ -14,6 +14,7 @@ from tack.algorithms import radix as RX
 from tack.algorithms import reduce as R
 from tack.algorithms import scans as S
 from tack.algorithms import terms as T
+from tack.algorithms.settings import Tuning
 from tack.algorithms.tiles import TILE, block_inclusive, warp_inclusive
 from tack.compiler import specialize
 from tack.lib.reductions import group_reduce
@@ -25,6 +26,7 @@ from tests.cuda import gpu
 from tests.cuda.ptxas import PTXAS
 
 N = 20011
+CFG = Tuning()  # the look-back scan's default tuning
 NAMES = ["reduce_groups", "minmax_groups", "term_groups", "tile_totals", "tile_scan",
          "scan_lookback", "radix_scatter"]
 
@@ -35,7 +37,7 @@ def _kernels(warps: bool) -> dict:
     scan = warp_inclusive if warps else block_inclusive
     pairs = LB.warp_pair_scan if warps else LB.pair_scan
     x, g, tiles = tack.zeros(N), -(-N // 256), -(-N // TILE)
-    lt = -(-N // (TILE * LB.SUB))
+    lt = -(-N // (TILE * CFG.sub))
     u32, i32 = tack.zeros(N, tack.u32), tack.zeros(N, tack.i32)
     low = tack.zeros(1, tack.u32)
     return {
@@ -44,9 +46,9 @@ def _kernels(warps: bool) -> dict:
         "term_groups": (T.term_groups, x, x, tack.zeros(g), N, 0.0, T.TERMS["square"], tree),
         "tile_totals": (S.tile_totals, x, x, tack.zeros(tiles), N, tree),
         "tile_scan": (S.tile_scan, x, x, tack.zeros(tiles), N, 0, scan),
-        "scan_lookback": (LB.scan_kernel("f32", LB.SUB, LB.LEAN), x, x,
+        "scan_lookback": (LB.scan_kernel("f32", CFG.sub, CFG.lean), x, x,
                           tack.zeros(LB.layout(lt, 32)[0], tack.u64), N, lt, 0, 32,
-                          LB.PATIENCE, 1, scan, pairs),
+                          CFG.patience, 1, scan, pairs),
         "radix_scatter": (RX.radix_scatter, u32, low, i32, u32, i32, u32, low,
                           tack.zeros(2048, tack.i32), N, 0, 1, 1, 1, scan),
     }
@@ -106,12 +108,12 @@ def _on_a_gpu(test):
 
 @_on_a_gpu
 @pytest.mark.parametrize("look_back", [False, True])
-def test_float_results_have_the_simulators_bits(monkeypatch, look_back):
+def test_float_results_have_the_simulators_bits(look_back):
     """CUDA and the simulator run the same warp steps, so their float sums, statistics and
     scans (each scan forced, since the simulator would take the two passes) are the same bits."""
-    monkeypatch.setattr(S, "LOOK_BACK", look_back)
-    on_gpu = _f32_results("cuda")
-    sim = _f32_results("sim")
+    with A.tuning(scan="look_back" if look_back else "two_pass"):
+        on_gpu = _f32_results("cuda")
+        sim = _f32_results("sim")
     for k, v in on_gpu.items():
         # (a 0-d result has no byte view in NumPy 2.5: as a 1-element array)
         np.testing.assert_array_equal(np.atleast_1d(v).view(np.uint8),

@@ -9,7 +9,8 @@ from .. import arrays as _arrays
 __all__ = [
     "absmax", "argsort", "copy", "copy_with_offset", "count_nonzero", "dot", "exclusive_scan",
     "fill_value", "gather", "histogram", "inclusive_scan", "norm", "reduce_by_key",
-    "segmented_inclusive_scan", "segmented_reduce", "sort", "sort_by_key", "std", "unique", "var",
+    "segmented_inclusive_scan", "segmented_reduce", "sort", "sort_by_key", "std", "tuning",
+    "unique", "var",
 ]
 
 
@@ -17,9 +18,9 @@ def __getattr__(name: str):
     if name not in __all__:
         raise AttributeError(f"module 'tack.algorithms' has no attribute {name!r}")
     # Loaded on first use, to keep `import tack` cheap.
-    from . import copy_fill, scans, segments, sorting, stats
+    from . import copy_fill, scans, segments, settings, sorting, stats
 
-    for mod in (copy_fill, scans, segments, sorting, stats):
+    for mod in (copy_fill, scans, segments, settings, sorting, stats):
         for public in getattr(mod, "__all__", ()):
             globals()[public] = getattr(mod, public)
     return globals()[name]

@@ -9,6 +9,7 @@ from .. import dtypes as dt
 from ..arrays import Array
 from ..devices import default_device, deterministic_mode
 from ..errors import TackTypeError, TackValueError
+from .settings import current as tuned
 
 INTEGERS = (dt.i8, dt.u8, dt.i16, dt.u16, dt.i32, dt.u32, dt.i64, dt.u64)
 SIGNED = (dt.i8, dt.i16, dt.i32, dt.i64)
@@ -107,12 +108,6 @@ def workgroups(a: Array) -> bool:
     return a.device.capabilities.workgroups
 
 
-# Whether the workgroup kernels take their warp steps (lib.warp_reductions.warp_group_reduce,
-# tiles.warp_inclusive): None asks the device (`warp_paths`); True or False forces them (tests
-# run the shared-memory steps, which the Julia engine takes, on the simulator this way).
-WARPS = None
-
-
 def warp_paths(a: Array) -> bool:
     """Whether a workgroup kernel on a's device combines its lanes by warp shuffles: where warps
     exchange registers (`Capabilities.register_warps`: CUDA and the simulator), not where they
@@ -120,8 +115,9 @@ def warp_paths(a: Array) -> bool:
     steps themselves (docs/algorithms.md, "Paths per engine"); in deterministic mode on every
     engine, so that its sums and scans have CUDA's and the simulator's bits (docs/numerics.md,
     "Deterministic mode")."""
-    if WARPS is not None:
-        return bool(WARPS)
+    forced = tuned().warps  # tack.algorithms.tuning(warps=...)
+    if forced is not None:
+        return forced
     return a.device.capabilities.register_warps or deterministic_mode()
 
 

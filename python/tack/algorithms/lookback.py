@@ -1,7 +1,7 @@
 """A single-pass GPU scan with decoupled look-back: each element is read once and written once.
 
 A workgroup takes a ticket (an atomic counter, so tiles start in ticket order and a tile only
-ever waits for tiles that are already running), scans its tile in shared memory (SUB tiles.py
+ever waits for tiles that are already running), scans its tile in shared memory (`sub` tiles.py
 tiles, one after the other: `stage_at` and `prefixes_at`) and publishes the tile's aggregate A_g.
 Every published value is one 64-bit word, `1 << 32 | payload`, written and read by atomics: a
 relaxed atomic on one word needs no fence, which the kernel language does not have
@@ -9,19 +9,20 @@ relaxed atomic on one word needs no fence, which the kernel language does not ha
 (integers by their low 32 bits, f32 by its bits through `tack.bitcast`); 64-bit dtypes take
 scans.py's two-pass path.
 
-Deterministic, and parallel: tiles are grouped in blocks of `span` tiles (WINDOW, up to one per
-lane). B_b, a block's sum, is the Hillis–Steele inclusive scan (tiles.block_inclusive's tree) of
+Deterministic, and parallel: tiles are grouped in blocks of `span` tiles (the window, up to one
+per lane). B_b, a block's sum, is the Hillis–Steele inclusive scan (tiles.block_inclusive's tree) of
 its aggregates at its last tile, and Q_b = Q_{b-1} + B_b (Q_0 = B_0) is the block's inclusive
 prefix, published in its own word. Tile g = m * span + r scans the aggregates of the tiles before
 it in its block the same way (the scan at lane r-1 is the same tree whichever tile computes it)
 and of block m-1 (B_{m-1}), each word read by a lane of its own, so its exclusive prefix
 Q_{m-1} + E_r needs only Q_{m-1}: published already, or Q_{m-2} + B_{m-1}. Every value is a
-fixed function of the aggregates, so the bits depend on n (and span, SUB) only. A tile publishes
+fixed function of the aggregates, so the bits depend on n (and span, sub) only. A tile publishes
 each Q it computes (atomic max: every writer writes the same word). Waiting is only ever for
 words that tiles already running will publish: aggregates at once, Q_{m-2} after its own
-look-back (bounded by PATIENCE polls, after which lane 0 computes it from the aggregates alone,
-as on an engine that runs workgroups in lockstep: the simulator). docs/algorithms.md
-("Performance") has the measurements behind WINDOW, SUB, TICKETS and LEAN."""
+look-back (bounded by `patience` polls, after which lane 0 computes it from the aggregates alone,
+as on an engine that runs workgroups in lockstep: the simulator). The window, sub-tiles per tile,
+tickets, lean writes and patience are `tack.algorithms.tuning` settings (settings.py);
+docs/algorithms.md ("Performance") has the measurements behind their defaults."""
 from __future__ import annotations
 
 import numpy as np
@@ -45,11 +46,6 @@ from .tiles import PER, SLOTS, prefixes_at, slot, stage_at, warp_steps
 
 LOW = constant(4294967295)  # 2^32 - 1: the payload's bits
 READY = constant(4294967296)  # 1 << 32: the flag of a published word
-WINDOW = 32  # tiles per block: aggregates read at once, one per lane (1 … 256)
-PATIENCE = 4096  # polls of Q_{m-2} before lane 0 computes it alone
-TICKETS = 1  # 0: a tile's index is its workgroup's, trusting the GPU to start them in order
-SUB = 2  # tiles.py tiles per look-back tile (1, 2 or 4: 17 KB of shared memory each)
-LEAN = True  # the sub-tiles written in a loop: 40 registers, 6 workgroups per SM (72 unrolled)
 
 
 @func
@@ -214,7 +210,7 @@ def _kernel(bits, value, sub, lean):
     """The look-back scan for one payload encoding (`bits`, `value`: integers or f32) over
     tiles of `sub` tiles.py tiles (staged and scanned one after the other, published as one);
     `lean` writes the sub-tiles in a loop instead of unrolled (ptxas: 40 registers instead of
-    72 for sub = 2, so 6 workgroups per multiprocessor instead of 3; see LEAN)."""
+    72 for sub = 2, so 6 workgroups per multiprocessor instead of 3: tuning's `lean`)."""
     rolls = constant(1 if lean else sub)  # the unroll factor of the write: 1 is a loop
     sub = constant(sub)  # a compile-time value of the kernel (a closure's int is not one)
 

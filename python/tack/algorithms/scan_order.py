@@ -3,7 +3,7 @@
 run one after the other by one iteration, so the CPU engine's scans have CUDA's bits.
 
 - float32 (and the half types, scanned in float32): the single-pass look-back scan
-  (lookback.py): tiles of SUB tiles.py tiles; each lane's PER consecutive elements scanned in
+  (lookback.py): tiles of `sub` tiles.py tiles; each lane's PER consecutive elements scanned in
   order, the 256 lane totals by `tiles.warp_inclusive`'s additions, a tile's aggregate the sum of
   its sub-tiles' totals, and a tile's carry the block prefixes Q and the Hillis–Steele scan of
   its block's aggregates (`lookback_carries`).

@@ -27,14 +27,12 @@ from . import lookback as LB
 from . import scan_order as SO
 from ._scratch import kept, unfilled
 from .copy_fill import copy_elements, detached
+from .settings import current as tuned
 from .tiles import PER, SLOTS, TILE, block_inclusive, slot, stage, tile_prefixes, warp_inclusive
 
 __all__ = ["exclusive_scan", "inclusive_scan"]
 
 CHUNK = 1 << 16  # elements per CPU iteration
-# Which GPU scan: None chooses by the device's capabilities (`_look_back`), True or False forces
-# the single-pass look-back scan (lookback.py) or the two passes (tests and benchmarks set it).
-LOOK_BACK = None
 
 
 @kernel
@@ -123,8 +121,10 @@ def _look_back(dev, dtype) -> bool:
     dst's dtype must fit the 32-bit payload (docs/algorithms.md, "Paths per engine"). In
     deterministic mode on every engine with workgroups (the simulator and Julia's CPU backend
     too, where a look-back that waits too long computes its prefix from the aggregates), so that
-    their float scans have CUDA's bits (docs/numerics.md, "Deterministic mode")."""
-    want = (not dev.is_host or deterministic_mode()) if LOOK_BACK is None else LOOK_BACK
+    their float scans have CUDA's bits (docs/numerics.md, "Deterministic mode"). A
+    `tack.algorithms.tuning(scan=...)` block forces one path."""
+    path = tuned().scan
+    want = (not dev.is_host or deterministic_mode()) if path is None else path == "look_back"
     return bool(want and LB.encoding(dtype) and dt.u64 in dev.supported_atomic_dtypes)
 
 
@@ -141,18 +141,19 @@ def _scan(src: Array, dst: Array, n: int, exclusive: int):
     """Scan src[:n] into dst[:n] (flat views, n > 0); the total, a Python number."""
     enc = LB.encoding(dst.dtype)
     tree, scan, pairs = steps(dst)
+    cfg = tuned()
     if V.workgroups(src) and n > WORKGROUP and _look_back(dst.device, dst.dtype):
-        tiles = -(-n // (TILE * LB.SUB))
-        size, total = LB.layout(tiles, LB.WINDOW)
+        tiles = -(-n // (TILE * cfg.sub))
+        size, total = LB.layout(tiles, cfg.window)
         words = kept(dst.device, dt.u64, "look-back", size)
         LB.clear(words)
-        LB.scan_kernel(enc, LB.SUB, LB.LEAN)(src, dst, words, n, tiles, exclusive, LB.WINDOW,
-                                             LB.PATIENCE, LB.TICKETS, scan, pairs)
+        LB.scan_kernel(enc, cfg.sub, cfg.lean)(src, dst, words, n, tiles, exclusive, cfg.window,
+                                               cfg.patience, int(cfg.tickets), scan, pairs)
         return LB.decode(words[total], dst.dtype)
     if V.emulated_groups(src) and n > WORKGROUP and dst.dtype.is_float:
         # deterministic mode without workgroups: CUDA's additions (integers: any order is exact)
         if enc is not None:
-            return SO.look_back(src, dst, n, exclusive, LB.SUB, LB.WINDOW)
+            return SO.look_back(src, dst, n, exclusive, cfg.sub, cfg.window)
         return SO.two_pass(src, dst, n, exclusive, _scan_tile_totals)
     if V.workgroups(src) and n > WORKGROUP:
         part = kept(dst.device, dst.dtype, "tile totals", -(-n // TILE))  # written, then read

@@ -63,12 +63,12 @@ def _cases() -> list[Case]:
          _SAME, ("rows past 256 * 32 take the online kernel with workgroups; in the mode the "
                  "CPU engine follows its order")),
         ("scan-takes-cudas-path",
-         ("import tack.algorithms as alg\nfrom tack.algorithms import scans\n"
+         ("import tack.algorithms as alg\n"
           "x = rng.standard_normal(300001).astype(np.float32)\n"
           "def f(v):\n    out = tack.zeros(v.size)\n    alg.inclusive_scan(tack.array(v), out)\n"
           "    return [out]\n"
-          "got = on('sim', f, x)\nscans.LOOK_BACK = True\n"
-          "with tack.device('sim'):\n    want = f(x)\nscans.LOOK_BACK = None\n"
+          "got = on('sim', f, x)\n"
+          "with tack.device('sim'), alg.tuning(scan='look_back'):\n    want = f(x)\n"
           "want = [w.numpy() for w in want]"),
          _SAME, ("the simulator scanned floats in two passes where CUDA takes the look-back: "
                  "in the mode every workgroup engine takes CUDA's path")),

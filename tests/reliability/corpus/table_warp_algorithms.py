@@ -10,8 +10,6 @@ from .case import Case
 
 _SETUP = '''
 from tack import algorithms as A
-from tack.algorithms import _views as V
-from tack.algorithms import scans as S
 tack.set_default_device("sim")
 rng = np.random.default_rng(7)
 def ints(n, dt=np.int32):
@@ -60,8 +58,8 @@ def _cases() -> list[Case]:
                 "t == int(np.sum(x, dtype=np.int32))",
                 "tiles' lane totals scanned by warp shuffles (tiles.warp_inclusive)", quick=True),
         _result("scan-of-ints-look-back",
-                "S.LOOK_BACK = True; x = ints(20011, np.uint32); d = tack.zeros(20011, tack.u32)"
-                "; A.exclusive_scan(tack.array(x), d); S.LOOK_BACK = None",
+                "x = ints(20011, np.uint32); d = tack.zeros(20011, tack.u32)\n"
+                "with A.tuning(scan='look_back'):\n    A.exclusive_scan(tack.array(x), d)",
                 "w = np.zeros(20011, np.uint32); w[1:] = np.cumsum(x, dtype=np.uint32)[:-1]; "
                 "assert (d.numpy() == w).all()",
                 "the look-back's block scan by warp 0 (lookback.warp_pair_scan)"),
@@ -70,9 +68,9 @@ def _cases() -> list[Case]:
                 "assert (p.numpy() == np.argsort(x, kind='stable')).all()",
                 "the radix ranking's lane totals scanned by warp shuffles", quick=True),
         _result("shared-steps-forced-give-the-same-integers",
-                "x = ints(4097); V.WARPS = False; d = tack.zeros(4097, tack.i32); "
-                "t = A.inclusive_scan(tack.array(x), d); s = tack.array(x).sum(); "
-                "p = A.argsort(tack.array(x)); V.WARPS = None",
+                "x = ints(4097); d = tack.zeros(4097, tack.i32)\n"
+                "with A.tuning(warps=False):\n    t = A.inclusive_scan(tack.array(x), d); "
+                "s = tack.array(x).sum(); p = A.argsort(tack.array(x))",
                 "assert (d.numpy() == np.cumsum(x, dtype=np.int32)).all() and "
                 "s == float(x.astype(np.int64).sum()) and "
                 "(p.numpy() == np.argsort(x, kind='stable')).all()",
