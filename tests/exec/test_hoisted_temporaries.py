@@ -59,9 +59,7 @@ def _reference_elif():
     return acc
 
 
-@pytest.mark.parametrize("device", ["cpu", "sim"])
-def test_constant_index_in_headers(device):
-    tack.set_default_device(device)
+def test_constant_index_in_headers(engine):
     for kern, want in ((in_if, 0b0110), (in_elif, _reference_elif()),
                        (in_range_bound, sum(s * (s + 1) // 2 for s in (3, 0, 2, 5)))):
         out = tack.zeros(5, tack.i32)
@@ -69,9 +67,7 @@ def test_constant_index_in_headers(device):
         assert out.numpy().tolist() == [want] * 5, kern.__name__
 
 
-@pytest.mark.parametrize("device", ["cpu", "sim"])
-def test_atomic_in_condition_runs_once_per_lane(device):
-    tack.set_default_device(device)
+def test_atomic_in_condition_runs_once_per_lane(engine):
     counter = tack.zeros(1, tack.i32)
     out = tack.zeros(37, tack.i32)
     atomic_in_condition(counter, out)

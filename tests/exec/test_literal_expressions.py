@@ -1,7 +1,7 @@
 """Integer expressions of literals only are computed exactly, as Python computes them, and typed by
 their value like a written literal (docs/language.md, "Literals"): `2**40` is not 0, `1 << 40` not
-256, and `out[i + 2**32]` does not become `out[i]`. Checked on the CPU engine and the simulator
-against Python's integers, and in the Julia rendering."""
+256, and `out[i + 2**32]` does not become `out[i]`. Checked on every engine present against
+Python's integers, and in the Julia rendering."""
 import numpy as np
 import pytest
 import tack
@@ -47,10 +47,8 @@ def far_index(out):
         out[i + 2 ** 32] = 1
 
 
-@pytest.mark.parametrize("device", ["cpu", "sim"])
 @pytest.mark.parametrize("n", [1, 7])
-def test_literal_expressions_are_exact(device, n):
-    tack.set_default_device(device)
+def test_literal_expressions_are_exact(engine, n):
     x = np.arange(-(n // 2), n - n // 2, dtype=np.int32) * 1000
     out, top = tack.zeros((n, 10), tack.i64), tack.zeros((n, 3), tack.u64)
     exact_values(tack.array(x), out, top)

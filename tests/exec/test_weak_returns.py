@@ -1,7 +1,7 @@
 """A weak float literal returned by a @tack.func stays weak whatever the function's shape: returned
 from two branches, or as the components of a vector (docs/language.md, "Literals": NEP 50 style,
 it takes the type of what it meets). In an f64 kernel it is the exact double, beside f32 it is
-the f32 literal, on the CPU engine and the simulator alike."""
+the f32 literal, on every engine alike."""
 import numpy as np
 import pytest
 import tack
@@ -51,11 +51,9 @@ def expected(x, y, ft):
     return np.stack(one + [four.astype(np.float64), five, np.full_like(x, w)], axis=1)
 
 
-@pytest.mark.parametrize("device", ["cpu", "sim"])
 @pytest.mark.parametrize("ft,gt", [(np.float64, np.float32), (np.float32, np.float64),
                                    (np.float64, np.float64)])
-def test_weak_literals_through_device_functions(device, ft, gt):
-    tack.set_default_device(device)
+def test_weak_literals_through_device_functions(engine, ft, gt):
     x = np.array([1.0, -1.0, 3.0, 0.5, -7.0, 2.5, 11.0], ft)
     y = np.array([3.0, 1.0, -2.0, 5.0, 0.25, 9.0, -1.0], gt)
     out = tack.zeros((7, 7), tack.f64)
