@@ -37,18 +37,14 @@ def device():
     return use
 
 
-@pytest.mark.parametrize("name", ["cpu", "sim"])
-def test_one_index_into_a_2d_array_is_flat(device, name):
-    device(name)
+def test_one_index_into_a_2d_array_is_flat(engine):
     a = np.arange(15, dtype=np.float32).reshape(3, 5)
     out = tack.zeros(7)
     _flat(tack.array(a), out)
     np.testing.assert_array_equal(out.numpy(), a.reshape(-1)[:7])  # a[5] is a[1, 0]
 
 
-@pytest.mark.parametrize("name", ["cpu", "sim"])
-def test_a_float_stored_into_an_integer_array_truncates_and_saturates(device, name):
-    device(name)
+def test_a_float_stored_into_an_integer_array_truncates_and_saturates(engine):
     x = tack.array(np.array([3.7, -3.7, 300.0, -1.0, np.nan, 3e9], np.float32))
     u8, i32 = tack.zeros(6, dtype=tack.u8), tack.zeros(6, dtype=tack.i32)
     _store(x, u8)
@@ -57,9 +53,8 @@ def test_a_float_stored_into_an_integer_array_truncates_and_saturates(device, na
     assert i32.numpy().tolist() == [3, -3, 300, -1, 0, 2**31 - 1]
 
 
-@pytest.mark.parametrize("name", ["cpu", "sim"])
-def test_debug_mode_reports_an_array_shorter_than_the_loop(device, name):
-    device(name, debug=True)
+def test_debug_mode_reports_an_array_shorter_than_the_loop(engine):
+    tack.set_debug(True)
     out = tack.zeros(7)
     with pytest.raises(TackIndexError, match="outside"):
         _store(tack.array(np.arange(11, dtype=np.float32)), out)
