@@ -1,8 +1,8 @@
-"""Every row of tack.testing.bounds.OP_BOUNDS on the CPU engine and the simulator: each op's
+"""Every row of tack.testing.bounds.OP_BOUNDS on the engines of the `engine` fixture: each op's
 error against float64 NumPy, in float32 and float64, stays within its declared bound at several
 lengths, and the bound is tight enough that an op whose error doubled would fail (each bound is
-within 2x of the largest error seen here; docs/numerics.md generates its table from the same
-rows)."""
+within 2x of the largest error seen on the CPU engine and the simulator; docs/numerics.md
+generates its table from the same rows)."""
 import math
 
 import numpy as np
@@ -81,10 +81,11 @@ def _measure(dtype) -> dict:
     return worst
 
 
+# not julia: about 30 s a dtype there (each op a new Julia kernel at each length); its ops are
+# checked against the CPU engine's bits by test_deterministic.py and test_sum_order.py
+@pytest.mark.engines("cpu", "sim", "cuda")
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("device", ["cpu", "sim"])
-def test_every_op_within_its_declared_bound(device, dtype):
-    tack.set_default_device(device)
+def test_every_op_within_its_declared_bound(engine, dtype):
     worst = _measure(dtype)
     assert set(worst) == set(OP_BOUNDS)
     over = {k: (v, OP_BOUNDS[k][0]) for k, v in worst.items() if v > OP_BOUNDS[k][0]}
@@ -95,6 +96,8 @@ def test_the_bounds_are_tight():
     """Within 2x of the largest error seen on either engine in either dtype: a regression that
     doubles an op's error fails the test above."""
     seen: dict = {}
+    # the engines every run has: more engines only raise the maximum, so the check is
+    # strictest on these two and the same on every machine
     for device in ("cpu", "sim"):
         tack.set_default_device(device)
         for dtype in (np.float32, np.float64):
