@@ -2,7 +2,6 @@
 atomic evaluated in order) stay in front of that statement when its body is a nested block:
 an `if` whose condition indexes a constant, an `elif`, a loop whose bound does."""
 import numpy as np
-import pytest
 import tack
 
 DX = tack.constant((0, 1, 1, 0))
