@@ -1,15 +1,19 @@
 """Harness tests: records go to a temporary folder, and the device is a parameter."""
-import importlib.util
-
 import pytest
 import tack
 from tack.devices import default_device
 from tack.testing.harness import tiers, timing
 
-# Every device the harness is checked on in CI. The GPU simulator joins with one more name here.
-DEVICES = ["cpu", "sim"]  # the harness on every engine CI has
-if importlib.util.find_spec("cuda") and importlib.util.find_spec("cuda.bindings"):
-    DEVICES.append("cuda")  # with cuda-bindings installed (the H200 run), on the GPU too
+from tests import engines
+
+
+def pytest_generate_tests(metafunc):
+    """A test taking `device` runs on every engine of tests/engines.py (`--engines`, the
+    `engines` marker), once per module and engine: the harness's records are shared by a
+    module's tests."""
+    found = engines.cases(metafunc, "device", __name__)
+    if found is not None:
+        metafunc.parametrize("device", found, indirect=True, scope="module")
 
 
 @pytest.fixture(autouse=True)
@@ -18,12 +22,11 @@ def _runs_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("TACK_RUNS_DIR", str(tmp_path / "runs"))
 
 
-@pytest.fixture(params=DEVICES, scope="module")
+@pytest.fixture(scope="module")
 def device(request):
-    """Run the tests with this device as Tack's default, then put the previous one back."""
+    """Run the tests with this engine as Tack's default, then put the previous one back."""
     before = default_device()  # module-scoped: the root conftest restores per test only
-    dev = tack.set_default_device(request.param)
-    yield dev
+    yield engines.select(request.param, request)
     tack.set_default_device(before)
 
 
