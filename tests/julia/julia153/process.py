@@ -70,9 +70,12 @@ class JuliaProcess:
         cmd_r, cmd_w = os.pipe()
         rep_r, rep_w = os.pipe()
         server = self.julia_dir / "tools" / "pipe_server.jl"
+        # -O0: a kernel's first call is mostly LLVM's time, and the rendered code contracts
+        # nothing (`fma`, never `muladd`: tests/julia/test_julia153_runtests.py checks), so the
+        # bits are those of the default level
         with open(self.log_path, "ab") as log:  # the child keeps its own descriptor
             self.proc = subprocess.Popen(
-                [self.launcher, "--startup-file=no", "--history-file=no", str(server),
+                [self.launcher, "--startup-file=no", "--history-file=no", "-O0", str(server),
                  str(cmd_r), str(rep_w), self.scratch], stdin=subprocess.DEVNULL, stdout=log,
                 stderr=subprocess.STDOUT, pass_fds=(cmd_r, rep_w))
         os.close(cmd_r)
