@@ -206,6 +206,12 @@ def wrap_int(value: int, dt: DType) -> int:
     return v
 
 
+def wrapper(dt: DType):
+    """`wrap_int` to `dt` as a function of the value, chosen once."""
+    mask, half = (1 << dt.bits) - 1, (1 << (dt.bits - 1) if dt.kind == "i" else 0)
+    return lambda v: ((int(v) + half) & mask) - half
+
+
 def convert(value, dt: DType):
     """`value` (Python int/float/bool) as a value of `dt`, with Tack's cast rules."""
     if dt.kind == "b":
@@ -227,6 +233,27 @@ def convert(value, dt: DType):
             return dt.max() if value > 0 else dt.min()
         return min(max(math.trunc(value), dt.min()), dt.max())
     return wrap_int(int(value), dt)
+
+
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
+def converter(dt: DType):
+    """`convert` to `dt` as a function of the value, its dtype's rule chosen once: for
+    interpreters that convert many values. The common cases skip `convert`'s tests (a Python
+    float within f32's range cannot overflow, so it needs no `errstate`); the rest go through it."""
+    if dt.kind == "b":
+        return lambda v: 1 if v else 0
+    if dt.is_float and dt.bits == 64:
+        return float
+    if dt.is_float and dt.bits == 32:
+        f32 = np.float32
+        return lambda v: float(f32(v)) if type(v) is float and -_F32_MAX <= v <= _F32_MAX \
+            else convert(v, dt)
+    if dt.is_int:
+        mask, half = (1 << dt.bits) - 1, (1 << (dt.bits - 1) if dt.kind == "i" else 0)
+        return lambda v: ((v + half) & mask) - half if type(v) is int else convert(v, dt)
+    return lambda v: convert(v, dt)
 
 
 def saturate_int(x, dt: DType):

@@ -39,7 +39,8 @@ class _Model(ka_cpu_model.Model):
         fn = _MATH.get(e.op)
         if fn is None:
             return super().expr(e)
-        return convert(fn(self.expr(e.args[0])), e.dtype)
+        x, t = self.expr(e.args[0]), e.dtype
+        return lambda lane: convert(fn(x(lane)), t)
 
 
 def _model_call(self, *args):

@@ -1,5 +1,10 @@
 """The simulator's NumPy op table (ir/semantics.py `NUMPY`) agrees with constant folding's scalar
-table (`evaluate`) on every op and dtype both define, bit for bit."""
+table (`evaluate`) on every op and dtype both define, bit for bit; the functions chosen once per
+dtype (`dtypes.converter`, `wrapper`) agree with `convert` and `wrap_int`."""
+import math
+import warnings
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from tack import dtypes as D
@@ -78,3 +83,36 @@ def test_float_min_max_let_a_number_beat_nan():
     y = np.array([2.0, np.nan, np.nan], np.float32)
     assert np_evaluate(Op.MIN, D.f32, [x, y]).tolist()[:2] == [2.0, 1.0]
     assert np.isnan(np_evaluate(Op.MAX, D.f32, [x, y])[2])
+
+
+def _bits(v):
+    return ("nan", math.copysign(1.0, v)) if isinstance(v, float) and math.isnan(v) else (type(v), v)
+
+
+@pytest.mark.parametrize("t", INTS + [D.f16, D.bf16, D.f32, D.f64, D.bool_],
+                         ids=lambda t: t.name)
+def test_converter_and_wrapper_are_convert_and_wrap_int(t):
+    f32_max = float(np.finfo(np.float32).max)
+    values = [0, 1, -1, 255, -129, 2**31, -(2**31) - 1, 2**53 + 1, 2**64 + 3, -(2**70), True,
+              False, 0.0, -0.0, 0.5, -2.75, 1e-40, 65520.0, 3e38, f32_max, -f32_max,
+              float(np.nextafter(f32_max, math.inf)), 1e300, -1e300, math.inf, -math.inf, math.nan,
+              -math.nan, np.float32(1.5), np.int8(-3)]
+    to_t = D.converter(t)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an f32 overflow is inf, silently, as in `convert`
+        got = [_bits(to_t(v)) for v in values]
+    assert got == [_bits(D.convert(v, t)) for v in values]
+    if t.is_int:
+        ints = [v for v in values if isinstance(v, int)] + [2.5, -7.9]
+        assert [D.wrapper(t)(v) for v in ints] == [D.wrap_int(v, t) for v in ints]
+
+
+@pytest.mark.parametrize("t", [D.f32, D.f64], ids=lambda t: t.name)
+def test_muladd_folds_the_exact_value_rounded(t):
+    rng = np.random.default_rng(5)
+    a, b = rng.normal(size=(2, 300)) * 10.0 ** rng.integers(-20, 20, (2, 300))
+    c = np.where(rng.random(300) < 0.5, -a * b, rng.normal(size=300))  # cancellations too
+    for x, y, z in zip(*(v.astype(t.np).tolist() for v in (a, b, c))):
+        want = D.convert(float(Fraction(x) * Fraction(y) + Fraction(z)), t)
+        assert evaluate(Op.MULADD, t, [x, y, z], None) == want
+    assert math.isnan(evaluate(Op.MULADD, t, [math.inf, 0.0, 1.0], None))

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import math
 import operator
-from fractions import Fraction
 
 import numpy as np
 
 from ..builtins.registry import lowered
-from ..dtypes import DType, convert, saturate_int, wrap_int
+from ..dtypes import DType, convert, converter, saturate_int, wrapper
 from .ops import Op
 
 
@@ -52,46 +51,71 @@ def reinterpret(v, src: DType, dst: DType):
 
 def evaluate(op: Op, t: DType, args: list, arg_t: DType | None):
     """The value of `op` over constant `args`, or None when it is not folded."""
+    f = evaluator(op, t, arg_t)
+    return None if f is None else f(*args)
+
+
+def evaluator(op: Op, t: DType, arg_t: DType | None):
+    """`evaluate` for one (op, dtype, first operand's dtype), chosen once: a function of the
+    operands (None where an operand is out of the op's domain), or None when `op` is not folded
+    on `t`. For interpreters that apply one op many times."""
     if op in _CMP:
-        return int(_CMP[op](*args))
+        cmp = _CMP[op]
+        return lambda a, b: int(cmp(a, b))
     if op is Op.NOT:
-        return int(not args[0])
+        return lambda a: int(not a)
     if op in (Op.AND_, Op.OR_, Op.XOR) and t.kind == "b":
-        return int(_INT[op](bool(args[0]), bool(args[1])))
+        logic = _INT[op]
+        return lambda a, b: int(logic(bool(a), bool(b)))
     if op is Op.CAST:
-        return convert(args[0], t)
+        return converter(t)
     if op is Op.BITCAST:
-        return reinterpret(args[0], arg_t, t)
+        return lambda a: reinterpret(a, arg_t, t)
     if op is Op.ISNAN:
-        return int(math.isnan(args[0]))
+        return lambda a: int(math.isnan(a))
     entry = _FOLD.get(op)
     if entry is not None:
-        return convert(entry.fold(*args), t)
+        fold, to_t = entry.fold, converter(t)
+        return lambda *args: to_t(fold(*args))
     if t.is_int:
-        if op in _INT:
-            return wrap_int(_INT[op](*args), t)
-        if op is Op.NEG:
-            return wrap_int(-args[0], t)
-        if op is Op.INVERT:
-            return wrap_int(~args[0], t)
-        if op is Op.ABS:
-            return wrap_int(abs(args[0]), t)
-        if op in (Op.IDIV, Op.IREM) and args[1] != 0:
-            return wrap_int((_tdiv if op is Op.IDIV else _trem)(*args), t)
-        if op is Op.IPOW and args[1] >= 0:
-            return wrap_int(pow(args[0], args[1], 1 << t.bits), t)
-        return None
+        return _int_evaluator(op, t)
     if t.is_float and op in _FLOAT:
         # Exact for f64; for f32 the double result rounds correctly (53 >= 2*24 + 2 bits).
-        return convert(_FLOAT[op](*args), t)
+        arith, to_t = _FLOAT[op], converter(t)
+        return lambda a, b: to_t(arith(a, b))
     if t.is_float and op is Op.NEG:
-        return -args[0]
-    if t.is_float and op is Op.MULADD:  # fused: the exact a*b + c, rounded (once for f64)
-        if not all(math.isfinite(a) for a in args):
-            return convert(args[0] * args[1] + args[2], t)
-        a, b, c = (Fraction(a) for a in args)
-        return convert(float(a * b + c), t)
+        return lambda a: -a
+    if t.is_float and op is Op.MULADD:
+        return lambda a, b, c: _muladd(a, b, c, t)
     return None
+
+
+def _int_evaluator(op: Op, t: DType):
+    wrap = wrapper(t)
+    if op in _INT:
+        arith = _INT[op]
+        return lambda a, b: wrap(arith(a, b))
+    if op is Op.NEG:
+        return lambda a: wrap(-a)
+    if op is Op.INVERT:
+        return lambda a: wrap(~a)
+    if op is Op.ABS:
+        return lambda a: wrap(abs(a))
+    if op in (Op.IDIV, Op.IREM):
+        div = _tdiv if op is Op.IDIV else _trem
+        return lambda a, b: wrap(div(a, b)) if b != 0 else None
+    if op is Op.IPOW:
+        return lambda a, b: wrap(pow(a, b, 1 << t.bits)) if b >= 0 else None
+    return None
+
+
+def _muladd(a, b, c, t: DType):
+    """Fused: the exact a*b + c, rounded (once for f64). Exact as one ratio of integers, whose
+    true division rounds correctly."""
+    if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)):
+        return convert(a * b + c, t)
+    (na, da), (nb, db), (nc, dc) = a.as_integer_ratio(), b.as_integer_ratio(), c.as_integer_ratio()
+    return convert((na * nb * dc + nc * da * db) / (da * db * dc), t)
 
 
 # ---- the same ops over NumPy arrays: the simulator's table (tack.runtime.sim) ----------------
