@@ -116,3 +116,13 @@ def test_muladd_folds_the_exact_value_rounded(t):
         want = D.convert(float(Fraction(x) * Fraction(y) + Fraction(z)), t)
         assert evaluate(Op.MULADD, t, [x, y, z], None) == want
     assert math.isnan(evaluate(Op.MULADD, t, [math.inf, 0.0, 1.0], None))
+
+
+@pytest.mark.parametrize("t", [D.f32, D.f64], ids=lambda t: t.name)
+def test_muladd_of_finite_operands_overflows_to_inf(t):
+    """The exact a*b + c of finite operands may lie beyond f64's range: it rounds to ±inf, as an
+    FMA instruction gives (np.float64(1e308) * 10 + 0 overflows the same way), never an error."""
+    big = float(np.finfo(t.np).max)
+    assert evaluate(Op.MULADD, t, [big, 10.0, 0.0], None) == math.inf
+    assert evaluate(Op.MULADD, t, [-big, 10.0, 1.0], None) == -math.inf
+    assert evaluate(Op.MULADD, t, [big, 2.0, -big], None) == big  # fused: no overflow between

@@ -7,6 +7,7 @@ its entry's `numpy`.
 """
 from __future__ import annotations
 
+import functools
 import math
 import operator
 
@@ -55,6 +56,7 @@ def evaluate(op: Op, t: DType, args: list, arg_t: DType | None):
     return None if f is None else f(*args)
 
 
+@functools.cache  # one function per (op, dtype, operand dtype): the folder asks again and again
 def evaluator(op: Op, t: DType, arg_t: DType | None):
     """`evaluate` for one (op, dtype, first operand's dtype), chosen once: a function of the
     operands (None where an operand is out of the op's domain), or None when `op` is not folded
@@ -115,7 +117,11 @@ def _muladd(a, b, c, t: DType):
     if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)):
         return convert(a * b + c, t)
     (na, da), (nb, db), (nc, dc) = a.as_integer_ratio(), b.as_integer_ratio(), c.as_integer_ratio()
-    return convert((na * nb * dc + nc * da * db) / (da * db * dc), t)
+    num, den = na * nb * dc + nc * da * db, da * db * dc
+    try:
+        return convert(num / den, t)
+    except OverflowError:  # finite operands, an exact result beyond f64: it rounds to ±inf
+        return convert(math.inf if num > 0 else -math.inf, t)
 
 
 # ---- the same ops over NumPy arrays: the simulator's table (tack.runtime.sim) ----------------
