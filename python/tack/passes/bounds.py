@@ -42,6 +42,7 @@ class Bounds:
         self.k = k
         self.sites: list[Site] = []
         self.params = {p.name: p for p in k.params}
+        self.guarded: dict = {}  # id(expr) -> (expr, pre, its guarded form): `guard`'s memo
 
     def extents(self, array: str, nidx: int) -> list[int]:
         sc = self.k.scratch.get(array)
@@ -121,7 +122,17 @@ class Bounds:
         return Expr(op, dt.i64, (B(loc).const(slot, dt.i64), value), DBG, loc)
 
     def guard(self, e: Expr, pre) -> Expr:
-        """Post-order: inner accesses (in indices) are guarded first."""
+        """Post-order: inner accesses (in indices) are guarded first. An expression is a DAG
+        (inlined library code shares subexpressions): a node met again for the same `pre` (the
+        same statement) is guarded once, so the walk is linear and the access one site."""
+        seen = self.guarded.get(id(e))
+        if seen is not None and seen[0] is e and seen[1] is pre:
+            return seen[2]
+        out = self._guard(e, pre)
+        self.guarded[id(e)] = (e, pre, out)  # e kept alive: its id stays its own
+        return out
+
+    def _guard(self, e: Expr, pre) -> Expr:
         if e.args:
             args = tuple(self.guard(a, pre) for a in e.args)
             e = e.replace(args=args) if args != e.args else e

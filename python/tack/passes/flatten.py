@@ -15,13 +15,39 @@ from ..ir.ops import ATOMIC, Op
 from ..ir.walk import iter_exprs, map_blocks, map_stmts
 from .names import Names
 
+LAZY = (Op.IFEXP, Op.LAND, Op.LOR)
+
 
 class Flatten:
     def __init__(self, locals_: dict):
         self.fresh = Names(locals_, "lz").fresh
+        self.lazy_memo: dict = {}  # id(expr) -> (expr, whether a lazy op is inside)
+        self.lifted: dict = {}  # id(expr) -> (expr, the list it was lifted into, the result)
+
+    def lazy(self, e: Expr) -> bool:
+        """Whether `e` holds a lazy op. Memoized by node: an expression is a DAG (inlined
+        library code shares subexpressions), which a tree walk would visit exponentially often."""
+        seen = self.lazy_memo.get(id(e))
+        if seen is not None and seen[0] is e:
+            return seen[1]
+        got = e.op in LAZY or any(self.lazy(a) for a in e.args)
+        self.lazy_memo[id(e)] = (e, got)  # e kept alive: its id stays its own
+        return got
 
     def lift(self, e: Expr, pre: list) -> Expr:
-        """`e` with its lazy parts turned into statements appended to `pre`."""
+        """`e` with its lazy parts turned into statements appended to `pre`. A node met again
+        for the same `pre` reuses its temporary, assigned there before; one met in another
+        list (a branch) gets statements of its own there."""
+        if not self.lazy(e):
+            return e
+        seen = self.lifted.get(id(e))
+        if seen is not None and seen[0] is e and seen[1] is pre:
+            return seen[2]
+        out = self._lift(e, pre)
+        self.lifted[id(e)] = (e, pre, out)  # e kept alive: its id stays its own
+        return out
+
+    def _lift(self, e: Expr, pre: list) -> Expr:
         op = e.op
         if op is Op.IFEXP:
             c = self.lift(e.args[0], pre)
