@@ -17,10 +17,8 @@ def run(subject, ref=planted.add_ref, sig="(n),(n)->(n)", **kw):
     return tack.testing.test(subject, reference=ref, signature=sig, **kw)
 
 
-@pytest.mark.parametrize("engine", ["cpu", "sim"])
-def test_first_documented_example_runs_in_half(engine):
+def test_first_documented_example_runs_in_half(device):
     # docs/testing.md's first example: the planted block size fails float16 at 1025 first
-    tack.set_default_device(engine)
     rec = run(planted.add_first_1024, dtypes=["float16", "float32"])
     assert not rec.passed and rec.shapes_total == 30 and rec.shapes_failed == 10
     assert rec.minimal_case.label == "1025-contiguous-float16"
