@@ -40,6 +40,19 @@ class GroupLevelRead(Exception):
     """A condition evaluated once per group read a per-lane value."""
 
 
+class Unending(Exception):
+    """A `while` ran past its limit of iterations: in Julia it would not end either (a value a
+    rewrite failed to keep across a barrier reads as zero and keeps its condition true)."""
+
+
+MAX_TRIPS = 1_000_000  # one lane's loop's iterations; the tests' kernels run far fewer
+MAX_GROUP_TRIPS = 1_000  # a group-level loop's (each runs every lane): tile loops run tens
+
+
+def _too_long(where: str, limit: int):
+    raise Unending(f"a {where} `while` ran past {limit} iterations")
+
+
 class _Break(Exception):
     pass
 
@@ -144,7 +157,11 @@ class Model:
     @staticmethod
     def group_while(cond, body):
         def run_while():
+            trips = 0
             while cond():
+                trips += 1
+                if trips > MAX_GROUP_TRIPS:
+                    _too_long("group-level", MAX_GROUP_TRIPS)
                 body()
         return run_while
 
@@ -204,7 +221,11 @@ class Model:
     @staticmethod
     def lane_while(cond, body):
         def run_while(lane):
+            trips = 0
             while cond(lane):
+                trips += 1
+                if trips > MAX_TRIPS:
+                    _too_long("lane's", MAX_TRIPS)
                 try:
                     body(lane)
                 except _Break:

@@ -349,3 +349,15 @@ def test_generated_names_never_meet_user_names(jl_parser):
     text = render_julia(kernel(body, {"tk_u": dt.i32}, [SH]))
     assert structure_problems(jl_parser, text) == []
     assert "tk_u_2 = @localmem Bool (1,)" in text and "tk_u_2[1] = tk_v_tk_u[1] < Int32(3)" in text
+
+
+@pytest.mark.parametrize("case", BARRIER_CASES, ids=[c.name for c in BARRIER_CASES])
+def test_every_barrier_kernel_needs_its_cells(case):
+    """Without `barrier_cells` every barrier kernel goes wrong under the model: a wrong result,
+    or a loop whose condition reads a lost value and never ends (`Unending`, in Julia a hang)."""
+    n = case.sizes[0]
+    try:
+        host, _ = _model_run(case, n, REWRITES[:-1])
+    except ka_cpu_model.Unending:
+        return
+    assert not _matches(case, host, n)
