@@ -36,6 +36,30 @@ def map_expr(e: Expr, fn: ExprFn, memo: dict | None = None) -> Expr:
     return out
 
 
+class NodeMemo:
+    """A result per expression node (and scope), for a pass that walks expressions itself: typed
+    IR is a DAG (inlined library code shares its argument's expression), which a tree walk visits
+    exponentially often. Keyed by the node's identity; the entry holds the node, so that its id
+    is not reused while the memo lives. `scope` (compared by identity) ties a result to where it
+    was made: the statement list a pass inserted its statements into."""
+
+    __slots__ = ("seen",)
+    MISSING = object()
+
+    def __init__(self):
+        self.seen: dict = {}
+
+    def get(self, e: Expr, scope=None):
+        got = self.seen.get(id(e))
+        if got is not None and got[0] is e and got[1] is scope:
+            return got[2]
+        return NodeMemo.MISSING
+
+    def put(self, e: Expr, value, scope=None):
+        self.seen[id(e)] = (e, scope, value)
+        return value
+
+
 def blocks(s: N.Stmt) -> list[list[N.Stmt]]:
     """The statement lists `s` holds (an If's then and orelse, a loop's body), in program order."""
     return [getattr(s, f) for f in s.BLOCKS]

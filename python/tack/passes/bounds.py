@@ -18,7 +18,7 @@ from .. import dtypes as dt
 from ..ir import nodes as N
 from ..ir.nodes import Expr, KernelIR, Param
 from ..ir.ops import ATOMIC, BARRIER_COPIES, MBARRIER_OPS, Op
-from ..ir.walk import map_blocks, map_stmts
+from ..ir.walk import NodeMemo, map_blocks, map_stmts
 from .build import B
 from .flatten import flatten
 from .names import hidden
@@ -42,7 +42,7 @@ class Bounds:
         self.k = k
         self.sites: list[Site] = []
         self.params = {p.name: p for p in k.params}
-        self.guarded: dict = {}  # id(expr) -> (expr, pre, its guarded form): `guard`'s memo
+        self.guarded = NodeMemo()  # an expression's guarded form, per statement (`pre`)
 
     def extents(self, array: str, nidx: int) -> list[int]:
         sc = self.k.scratch.get(array)
@@ -125,12 +125,8 @@ class Bounds:
         """Post-order: inner accesses (in indices) are guarded first. An expression is a DAG
         (inlined library code shares subexpressions): a node met again for the same `pre` (the
         same statement) is guarded once, so the walk is linear and the access one site."""
-        seen = self.guarded.get(id(e))
-        if seen is not None and seen[0] is e and seen[1] is pre:
-            return seen[2]
-        out = self._guard(e, pre)
-        self.guarded[id(e)] = (e, pre, out)  # e kept alive: its id stays its own
-        return out
+        got = self.guarded.get(e, pre)
+        return self.guarded.put(e, self._guard(e, pre), pre) if got is NodeMemo.MISSING else got
 
     def _guard(self, e: Expr, pre) -> Expr:
         if e.args:

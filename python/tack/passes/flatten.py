@@ -12,7 +12,7 @@ from .. import dtypes as dt
 from ..ir import nodes as N
 from ..ir.nodes import Expr
 from ..ir.ops import ATOMIC, Op
-from ..ir.walk import iter_exprs, map_blocks, map_stmts
+from ..ir.walk import NodeMemo, iter_exprs, map_blocks, map_stmts
 from .names import Names
 
 LAZY = (Op.IFEXP, Op.LAND, Op.LOR)
@@ -21,17 +21,15 @@ LAZY = (Op.IFEXP, Op.LAND, Op.LOR)
 class Flatten:
     def __init__(self, locals_: dict):
         self.fresh = Names(locals_, "lz").fresh
-        self.lazy_memo: dict = {}  # id(expr) -> (expr, whether a lazy op is inside)
-        self.lifted: dict = {}  # id(expr) -> (expr, the list it was lifted into, the result)
+        self.lazy_memo = NodeMemo()  # whether a lazy op is inside
+        self.lifted = NodeMemo()  # the lifted form, per list it was lifted into
 
     def lazy(self, e: Expr) -> bool:
         """Whether `e` holds a lazy op. Memoized by node: an expression is a DAG (inlined
         library code shares subexpressions), which a tree walk would visit exponentially often."""
-        seen = self.lazy_memo.get(id(e))
-        if seen is not None and seen[0] is e:
-            return seen[1]
-        got = e.op in LAZY or any(self.lazy(a) for a in e.args)
-        self.lazy_memo[id(e)] = (e, got)  # e kept alive: its id stays its own
+        got = self.lazy_memo.get(e)
+        if got is NodeMemo.MISSING:
+            got = self.lazy_memo.put(e, e.op in LAZY or any(self.lazy(a) for a in e.args))
         return got
 
     def lift(self, e: Expr, pre: list) -> Expr:
@@ -40,12 +38,8 @@ class Flatten:
         list (a branch) gets statements of its own there."""
         if not self.lazy(e):
             return e
-        seen = self.lifted.get(id(e))
-        if seen is not None and seen[0] is e and seen[1] is pre:
-            return seen[2]
-        out = self._lift(e, pre)
-        self.lifted[id(e)] = (e, pre, out)  # e kept alive: its id stays its own
-        return out
+        got = self.lifted.get(e, pre)
+        return self.lifted.put(e, self._lift(e, pre), pre) if got is NodeMemo.MISSING else got
 
     def _lift(self, e: Expr, pre: list) -> Expr:
         op = e.op
