@@ -160,13 +160,20 @@ def test_block_reductions_use_one_slot_per_workgroup_lane():
 
 def test_the_warp_tree_uses_one_slot_per_warp():
     """lib/warp_reductions.py spells the warp size and the warps of a workgroup as literals
-    too: one shared slot per warp, butterflies from half a warp and from half the warps."""
+    too: one shared slot per warp, butterflies from half a warp and from half the warps; the
+    shared-memory tree's order by shuffles (`tree_by_warps`) one slot per lane, its slots read
+    a warp apart, and its shuffles from half a warp."""
     import re
 
     from tack.ir.ops import WARP, WORKGROUP
 
     src = (arch.PACKAGE / "lib" / "warp_reductions.py").read_text()
-    assert re.findall(r"shared_like\(like, (\d+)\)", src) == [str(WORKGROUP // WARP)]
+    assert re.findall(r"shared_like\(like, (\d+)\)", src) == [str(WORKGROUP // WARP),
+                                                              str(WORKGROUP)]
+    assert re.findall(r"shared\(f32, (\d+)\)", src) == [str(WORKGROUP)]
+    offsets = sorted(int(k) for k in re.findall(r"smem\[lane \+ (\d+)\]", src))
+    assert offsets == list(range(WARP, WORKGROUP, WARP)), offsets
+    assert re.findall(r"\n    s = (\d+)\n    while", src) == [str(WARP // 2)]
     assert re.findall(r"butterfly\(.*, (\d+), combine\)", src) == [
         str(WARP // 2), str(WORKGROUP // WARP // 2)]
     assert re.findall(r"lane_id\(\) % (\d+)", src) == [str(WORKGROUP // WARP)]

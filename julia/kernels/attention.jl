@@ -110,7 +110,7 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_rows`, specialization (q: f32[?, 16], k: f32[?, 16], v: f32[?, 16], out: f32[?, 16], rows: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__rows_8aa6f711(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:48
+@kernel function tk__rows_42db0f22(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:48
     tk_gi = @index(Global, Linear)  # attention.py:48
     qv = TackRuntime.tk_private(Float32, Val(16))  # attention.py:48
     acc = TackRuntime.tk_private(Float32, Val(16))  # attention.py:48
@@ -164,7 +164,7 @@ end
                 p = exp(score - m)  # attention.py:69
                 total = total + p  # attention.py:70
                 for outer d in Int64(0):Int64(15)  # attention.py:71
-                    tk_v_keep_ret1 = p  # _wide.py:18
+                    tk_v_keep_ret1 = p  # _wide.py:19
                     acc[d + 1] = fma(tk_v_keep_ret1, v[((((kb + j) % Int64) * Int64(16)) + d) + 1], acc[d + 1])  # attention.py:72
                 end
             end
@@ -177,7 +177,7 @@ end
 end
 
 # Tack kernel `_rows`, specialization (q: f32[?, 32], k: f32[?, 32], v: f32[?, 32], out: f32[?, 32], rows: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__rows_25ce79c7(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:48
+@kernel function tk__rows_c6b045a0(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:48
     tk_gi = @index(Global, Linear)  # attention.py:48
     qv = TackRuntime.tk_private(Float32, Val(32))  # attention.py:48
     acc = TackRuntime.tk_private(Float32, Val(32))  # attention.py:48
@@ -231,7 +231,7 @@ end
                 p = exp(score - m)  # attention.py:69
                 total = total + p  # attention.py:70
                 for outer d in Int64(0):Int64(31)  # attention.py:71
-                    tk_v_keep_ret1 = p  # _wide.py:18
+                    tk_v_keep_ret1 = p  # _wide.py:19
                     acc[d + 1] = fma(tk_v_keep_ret1, v[((((kb + j) % Int64) * Int64(32)) + d) + 1], acc[d + 1])  # attention.py:72
                 end
             end
@@ -244,7 +244,7 @@ end
 end
 
 # Tack kernel `_rows`, specialization (q: f32[?, 64], k: f32[?, 64], v: f32[?, 64], out: f32[?, 64], rows: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__rows_73c34267(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:48
+@kernel function tk__rows_cf418abd(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:48
     tk_gi = @index(Global, Linear)  # attention.py:48
     qv = TackRuntime.tk_private(Float32, Val(64))  # attention.py:48
     acc = TackRuntime.tk_private(Float32, Val(64))  # attention.py:48
@@ -298,7 +298,7 @@ end
                 p = exp(score - m)  # attention.py:69
                 total = total + p  # attention.py:70
                 for outer d in Int64(0):Int64(63)  # attention.py:71
-                    tk_v_keep_ret1 = p  # _wide.py:18
+                    tk_v_keep_ret1 = p  # _wide.py:19
                     acc[d + 1] = fma(tk_v_keep_ret1, v[((((kb + j) % Int64) * Int64(64)) + d) + 1], acc[d + 1])  # attention.py:72
                 end
             end
@@ -311,7 +311,7 @@ end
 end
 
 # Tack kernel `_rows`, specialization (q: f32[?, 128], k: f32[?, 128], v: f32[?, 128], out: f32[?, 128], rows: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__rows_439e5215(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:48
+@kernel function tk__rows_05db729d(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:48
     tk_gi = @index(Global, Linear)  # attention.py:48
     qv = TackRuntime.tk_private(Float32, Val(128))  # attention.py:48
     acc = TackRuntime.tk_private(Float32, Val(128))  # attention.py:48
@@ -365,7 +365,7 @@ end
                 p = exp(score - m)  # attention.py:69
                 total = total + p  # attention.py:70
                 for outer d in Int64(0):Int64(127)  # attention.py:71
-                    tk_v_keep_ret1 = p  # _wide.py:18
+                    tk_v_keep_ret1 = p  # _wide.py:19
                     acc[d + 1] = fma(tk_v_keep_ret1, v[((((kb + j) % Int64) * Int64(128)) + d) + 1], acc[d + 1])  # attention.py:72
                 end
             end
@@ -378,7 +378,7 @@ end
 end
 
 # Tack kernel `_blocked`, specialization (q: f32[?, 16], k: f32[?, 16], v: f32[?, 16], out: f32[?, 16], bh: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__blocked_607d5426(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:79
+@kernel function tk__blocked_f65718a8(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:79
     tk_gi = @index(Global, Linear)  # attention.py:79
     tk_li = @index(Local, Linear)  # attention.py:79
     k_s = @localmem Float32 (512,)  # attention.py:79
@@ -529,7 +529,7 @@ end
                 total[1] = total[1] + p[1]  # attention.py:114
                 KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(15)  # attention.py:115
                     d[1] = tk_f5  # attention.py:115
-                    tk_v_keep_ret1[1] = p[1]  # _wide.py:18
+                    tk_v_keep_ret1[1] = p[1]  # _wide.py:19
                     acc[d[1] + 1] = fma(tk_v_keep_ret1[1], v_s[((jj[1] * Int64(16)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:116
                 end
             end
@@ -549,10 +549,10 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_607d5426)) = 256  # attention.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_f65718a8)) = 256  # attention.py:79
 
 # Tack kernel `_blocked`, specialization (q: f32[?, 32], k: f32[?, 32], v: f32[?, 32], out: f32[?, 32], bh: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__blocked_b6112c09(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:79
+@kernel function tk__blocked_53a9acc5(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:79
     tk_gi = @index(Global, Linear)  # attention.py:79
     tk_li = @index(Local, Linear)  # attention.py:79
     k_s = @localmem Float32 (1024,)  # attention.py:79
@@ -703,7 +703,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_607d5426)) = 256  # attention.
                 total[1] = total[1] + p[1]  # attention.py:114
                 KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(31)  # attention.py:115
                     d[1] = tk_f5  # attention.py:115
-                    tk_v_keep_ret1[1] = p[1]  # _wide.py:18
+                    tk_v_keep_ret1[1] = p[1]  # _wide.py:19
                     acc[d[1] + 1] = fma(tk_v_keep_ret1[1], v_s[((jj[1] * Int64(32)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:116
                 end
             end
@@ -723,10 +723,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_607d5426)) = 256  # attention.
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_b6112c09)) = 256  # attention.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_53a9acc5)) = 256  # attention.py:79
 
 # Tack kernel `_blocked`, specialization (q: f32[?, 64], k: f32[?, 64], v: f32[?, 64], out: f32[?, 64], bh: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__blocked_a3bf6166(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:79
+@kernel function tk__blocked_8b71c26a(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:79
     tk_gi = @index(Global, Linear)  # attention.py:79
     tk_li = @index(Local, Linear)  # attention.py:79
     k_s = @localmem Float32 (2048,)  # attention.py:79
@@ -877,7 +877,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_b6112c09)) = 256  # attention.
                 total[1] = total[1] + p[1]  # attention.py:114
                 KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(63)  # attention.py:115
                     d[1] = tk_f5  # attention.py:115
-                    tk_v_keep_ret1[1] = p[1]  # _wide.py:18
+                    tk_v_keep_ret1[1] = p[1]  # _wide.py:19
                     acc[d[1] + 1] = fma(tk_v_keep_ret1[1], v_s[((jj[1] * Int64(64)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:116
                 end
             end
@@ -897,10 +897,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_b6112c09)) = 256  # attention.
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_a3bf6166)) = 256  # attention.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_8b71c26a)) = 256  # attention.py:79
 
 # Tack kernel `_blocked`, specialization (q: f32[?, 128], k: f32[?, 128], v: f32[?, 128], out: f32[?, 128], bh: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__blocked_6e9d98f2(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:79
+@kernel function tk__blocked_702e5e1a(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:79
     tk_gi = @index(Global, Linear)  # attention.py:79
     tk_li = @index(Local, Linear)  # attention.py:79
     k_s = @localmem Float32 (4096,)  # attention.py:79
@@ -1051,7 +1051,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_a3bf6166)) = 256  # attention.
                 total[1] = total[1] + p[1]  # attention.py:114
                 KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(127)  # attention.py:115
                     d[1] = tk_f5  # attention.py:115
-                    tk_v_keep_ret1[1] = p[1]  # _wide.py:18
+                    tk_v_keep_ret1[1] = p[1]  # _wide.py:19
                     acc[d[1] + 1] = fma(tk_v_keep_ret1[1], v_s[((jj[1] * Int64(128)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:116
                 end
             end
@@ -1071,10 +1071,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_a3bf6166)) = 256  # attention.
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_6e9d98f2)) = 256  # attention.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_702e5e1a)) = 256  # attention.py:79
 
 # Tack kernel `_rows`, specialization (q: f64[?, 16], k: f64[?, 16], v: f64[?, 16], out: f64[?, 16], rows: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__rows_27e08766(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:48
+@kernel function tk__rows_e282f33c(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:48
     tk_gi = @index(Global, Linear)  # attention.py:48
     qv = TackRuntime.tk_private(Float64, Val(16))  # attention.py:48
     acc = TackRuntime.tk_private(Float64, Val(16))  # attention.py:48
@@ -1128,7 +1128,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_6e9d98f2)) = 256  # attention.
                 p = exp(score - m)  # attention.py:69
                 total = total + p  # attention.py:70
                 for outer d in Int64(0):Int64(15)  # attention.py:71
-                    tk_v_keep_ret1 = p  # _wide.py:18
+                    tk_v_keep_ret1 = p  # _wide.py:19
                     acc[d + 1] = fma(tk_v_keep_ret1, v[((((kb + j) % Int64) * Int64(16)) + d) + 1], acc[d + 1])  # attention.py:72
                 end
             end
@@ -1141,7 +1141,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_6e9d98f2)) = 256  # attention.
 end
 
 # Tack kernel `_rows`, specialization (q: f64[?, 32], k: f64[?, 32], v: f64[?, 32], out: f64[?, 32], rows: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__rows_0f678435(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:48
+@kernel function tk__rows_713db1ef(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:48
     tk_gi = @index(Global, Linear)  # attention.py:48
     qv = TackRuntime.tk_private(Float64, Val(32))  # attention.py:48
     acc = TackRuntime.tk_private(Float64, Val(32))  # attention.py:48
@@ -1195,7 +1195,7 @@ end
                 p = exp(score - m)  # attention.py:69
                 total = total + p  # attention.py:70
                 for outer d in Int64(0):Int64(31)  # attention.py:71
-                    tk_v_keep_ret1 = p  # _wide.py:18
+                    tk_v_keep_ret1 = p  # _wide.py:19
                     acc[d + 1] = fma(tk_v_keep_ret1, v[((((kb + j) % Int64) * Int64(32)) + d) + 1], acc[d + 1])  # attention.py:72
                 end
             end
@@ -1208,7 +1208,7 @@ end
 end
 
 # Tack kernel `_rows`, specialization (q: f64[?, 64], k: f64[?, 64], v: f64[?, 64], out: f64[?, 64], rows: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__rows_f20c1c03(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:48
+@kernel function tk__rows_6e9fef96(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:48
     tk_gi = @index(Global, Linear)  # attention.py:48
     qv = TackRuntime.tk_private(Float64, Val(64))  # attention.py:48
     acc = TackRuntime.tk_private(Float64, Val(64))  # attention.py:48
@@ -1262,7 +1262,7 @@ end
                 p = exp(score - m)  # attention.py:69
                 total = total + p  # attention.py:70
                 for outer d in Int64(0):Int64(63)  # attention.py:71
-                    tk_v_keep_ret1 = p  # _wide.py:18
+                    tk_v_keep_ret1 = p  # _wide.py:19
                     acc[d + 1] = fma(tk_v_keep_ret1, v[((((kb + j) % Int64) * Int64(64)) + d) + 1], acc[d + 1])  # attention.py:72
                 end
             end
@@ -1275,7 +1275,7 @@ end
 end
 
 # Tack kernel `_rows`, specialization (q: f64[?, 128], k: f64[?, 128], v: f64[?, 128], out: f64[?, 128], rows: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__rows_12dd28bc(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:48
+@kernel function tk__rows_b6d9b6dc(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:48
     tk_gi = @index(Global, Linear)  # attention.py:48
     qv = TackRuntime.tk_private(Float64, Val(128))  # attention.py:48
     acc = TackRuntime.tk_private(Float64, Val(128))  # attention.py:48
@@ -1329,7 +1329,7 @@ end
                 p = exp(score - m)  # attention.py:69
                 total = total + p  # attention.py:70
                 for outer d in Int64(0):Int64(127)  # attention.py:71
-                    tk_v_keep_ret1 = p  # _wide.py:18
+                    tk_v_keep_ret1 = p  # _wide.py:19
                     acc[d + 1] = fma(tk_v_keep_ret1, v[((((kb + j) % Int64) * Int64(128)) + d) + 1], acc[d + 1])  # attention.py:72
                 end
             end
@@ -1342,7 +1342,7 @@ end
 end
 
 # Tack kernel `_blocked`, specialization (q: f64[?, 16], k: f64[?, 16], v: f64[?, 16], out: f64[?, 16], bh: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__blocked_36bbeec2(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:79
+@kernel function tk__blocked_38b6db8c(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:79
     tk_gi = @index(Global, Linear)  # attention.py:79
     tk_li = @index(Local, Linear)  # attention.py:79
     k_s = @localmem Float64 (512,)  # attention.py:79
@@ -1493,7 +1493,7 @@ end
                 total[1] = total[1] + p[1]  # attention.py:114
                 KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(15)  # attention.py:115
                     d[1] = tk_f5  # attention.py:115
-                    tk_v_keep_ret1[1] = p[1]  # _wide.py:18
+                    tk_v_keep_ret1[1] = p[1]  # _wide.py:19
                     acc[d[1] + 1] = fma(tk_v_keep_ret1[1], v_s[((jj[1] * Int64(16)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:116
                 end
             end
@@ -1513,10 +1513,10 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_36bbeec2)) = 256  # attention.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_38b6db8c)) = 256  # attention.py:79
 
 # Tack kernel `_blocked`, specialization (q: f64[?, 32], k: f64[?, 32], v: f64[?, 32], out: f64[?, 32], bh: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__blocked_862a795d(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:79
+@kernel function tk__blocked_553e17ad(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:79
     tk_gi = @index(Global, Linear)  # attention.py:79
     tk_li = @index(Local, Linear)  # attention.py:79
     k_s = @localmem Float64 (1024,)  # attention.py:79
@@ -1667,7 +1667,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_36bbeec2)) = 256  # attention.
                 total[1] = total[1] + p[1]  # attention.py:114
                 KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(31)  # attention.py:115
                     d[1] = tk_f5  # attention.py:115
-                    tk_v_keep_ret1[1] = p[1]  # _wide.py:18
+                    tk_v_keep_ret1[1] = p[1]  # _wide.py:19
                     acc[d[1] + 1] = fma(tk_v_keep_ret1[1], v_s[((jj[1] * Int64(32)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:116
                 end
             end
@@ -1687,10 +1687,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_36bbeec2)) = 256  # attention.
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_862a795d)) = 256  # attention.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_553e17ad)) = 256  # attention.py:79
 
 # Tack kernel `_blocked`, specialization (q: f64[?, 64], k: f64[?, 64], v: f64[?, 64], out: f64[?, 64], bh: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__blocked_a7914b7f(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:79
+@kernel function tk__blocked_474f2727(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:79
     tk_gi = @index(Global, Linear)  # attention.py:79
     tk_li = @index(Local, Linear)  # attention.py:79
     k_s = @localmem Float64 (2048,)  # attention.py:79
@@ -1841,7 +1841,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_862a795d)) = 256  # attention.
                 total[1] = total[1] + p[1]  # attention.py:114
                 KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(63)  # attention.py:115
                     d[1] = tk_f5  # attention.py:115
-                    tk_v_keep_ret1[1] = p[1]  # _wide.py:18
+                    tk_v_keep_ret1[1] = p[1]  # _wide.py:19
                     acc[d[1] + 1] = fma(tk_v_keep_ret1[1], v_s[((jj[1] * Int64(64)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:116
                 end
             end
@@ -1861,10 +1861,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_862a795d)) = 256  # attention.
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_a7914b7f)) = 256  # attention.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_474f2727)) = 256  # attention.py:79
 
 # Tack kernel `_blocked`, specialization (q: f64[?, 128], k: f64[?, 128], v: f64[?, 128], out: f64[?, 128], bh: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__blocked_266d8067(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:79
+@kernel function tk__blocked_ce3cf799(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:79
     tk_gi = @index(Global, Linear)  # attention.py:79
     tk_li = @index(Local, Linear)  # attention.py:79
     k_s = @localmem Float64 (4096,)  # attention.py:79
@@ -2015,7 +2015,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_a7914b7f)) = 256  # attention.
                 total[1] = total[1] + p[1]  # attention.py:114
                 KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(127)  # attention.py:115
                     d[1] = tk_f5  # attention.py:115
-                    tk_v_keep_ret1[1] = p[1]  # _wide.py:18
+                    tk_v_keep_ret1[1] = p[1]  # _wide.py:19
                     acc[d[1] + 1] = fma(tk_v_keep_ret1[1], v_s[((jj[1] * Int64(128)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:116
                 end
             end
@@ -2035,27 +2035,27 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_a7914b7f)) = 256  # attention.
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_266d8067)) = 256  # attention.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_ce3cf799)) = 256  # attention.py:79
 
 # attention's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_ATTENTION_KERNELS)
     const TK_ATTENTION_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows, Float32, 16) => tk__rows_8aa6f711,
-        (:rows, Float32, 32) => tk__rows_25ce79c7,
-        (:rows, Float32, 64) => tk__rows_73c34267,
-        (:rows, Float32, 128) => tk__rows_439e5215,
-        (:blocked, Float32, 16) => tk__blocked_607d5426,
-        (:blocked, Float32, 32) => tk__blocked_b6112c09,
-        (:blocked, Float32, 64) => tk__blocked_a3bf6166,
-        (:blocked, Float32, 128) => tk__blocked_6e9d98f2,
-        (:rows, Float64, 16) => tk__rows_27e08766,
-        (:rows, Float64, 32) => tk__rows_0f678435,
-        (:rows, Float64, 64) => tk__rows_f20c1c03,
-        (:rows, Float64, 128) => tk__rows_12dd28bc,
-        (:blocked, Float64, 16) => tk__blocked_36bbeec2,
-        (:blocked, Float64, 32) => tk__blocked_862a795d,
-        (:blocked, Float64, 64) => tk__blocked_a7914b7f,
-        (:blocked, Float64, 128) => tk__blocked_266d8067,
+        (:rows, Float32, 16) => tk__rows_42db0f22,
+        (:rows, Float32, 32) => tk__rows_c6b045a0,
+        (:rows, Float32, 64) => tk__rows_cf418abd,
+        (:rows, Float32, 128) => tk__rows_05db729d,
+        (:blocked, Float32, 16) => tk__blocked_f65718a8,
+        (:blocked, Float32, 32) => tk__blocked_53a9acc5,
+        (:blocked, Float32, 64) => tk__blocked_8b71c26a,
+        (:blocked, Float32, 128) => tk__blocked_702e5e1a,
+        (:rows, Float64, 16) => tk__rows_e282f33c,
+        (:rows, Float64, 32) => tk__rows_713db1ef,
+        (:rows, Float64, 64) => tk__rows_6e9fef96,
+        (:rows, Float64, 128) => tk__rows_b6d9b6dc,
+        (:blocked, Float64, 16) => tk__blocked_38b6db8c,
+        (:blocked, Float64, 32) => tk__blocked_553e17ad,
+        (:blocked, Float64, 64) => tk__blocked_474f2727,
+        (:blocked, Float64, 128) => tk__blocked_ce3cf799,
     )
 end
 

@@ -110,7 +110,7 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `flat`, specialization (x: f32[?], out: f32[?])
-@kernel function tk_flat_8260a285(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # elementwise.py:68
+@kernel function tk_flat_0b8e20a9(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # elementwise.py:68
     tk_gi = @index(Global, Linear)  # elementwise.py:68
     tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:68
     local i::Int64 = zero(Int64)  # elementwise.py:68
@@ -122,7 +122,7 @@ end
     if tk_t < tk_n  # elementwise.py:68
         i = tk_t  # elementwise.py:69
         tk_v_keep_v2 = x[i + 1]  # elementwise.py:70
-        tk_v_keep_ret3 = tk_v_keep_v2  # _wide.py:18
+        tk_v_keep_ret3 = tk_v_keep_v2  # _wide.py:19
         tk_v_gelu_tanh_v1 = tk_v_keep_ret3  # elementwise.py:70
         tk_v_gelu_tanh_inner4 = 0.7978846f0 * fma((0.044715f0 * tk_v_gelu_tanh_v1) * tk_v_gelu_tanh_v1, tk_v_gelu_tanh_v1, tk_v_gelu_tanh_v1)  # elementwise.py:49
         tk_v_gelu_tanh_ret5 = tk_v_gelu_tanh_v1 / (1.0f0 + exp((-2.0f0) * tk_v_gelu_tanh_inner4))  # elementwise.py:52
@@ -131,7 +131,7 @@ end
 end
 
 # Tack kernel `flat`, specialization (x: f32[?], out: f32[?])
-@kernel function tk_flat_dbcb483d(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # elementwise.py:68
+@kernel function tk_flat_1530e9bc(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # elementwise.py:68
     tk_gi = @index(Global, Linear)  # elementwise.py:68
     tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:68
     local i::Int64 = zero(Int64)  # elementwise.py:68
@@ -163,7 +163,7 @@ end
     if tk_t < tk_n  # elementwise.py:68
         i = tk_t  # elementwise.py:69
         tk_v_keep_v2 = x[i + 1]  # elementwise.py:70
-        tk_v_keep_ret3 = tk_v_keep_v2  # _wide.py:18
+        tk_v_keep_ret3 = tk_v_keep_v2  # _wide.py:19
         tk_v_gelu_erf_v1 = tk_v_keep_ret3  # elementwise.py:70
         tk_v_erf_x5 = tk_v_gelu_erf_v1 * 0.70710677f0  # elementwise.py:56
         tk_v_erf_a6 = abs(tk_v_erf_x5)  # _erf.py:73
@@ -198,7 +198,7 @@ end
 end
 
 # Tack kernel `flat`, specialization (x: f64[?], out: f64[?])
-@kernel function tk_flat_ce20a117(x::AbstractVector{Float64}, out::AbstractVector{Float64}, tk_n::Int64)  # elementwise.py:68
+@kernel function tk_flat_2f060170(x::AbstractVector{Float64}, out::AbstractVector{Float64}, tk_n::Int64)  # elementwise.py:68
     tk_gi = @index(Global, Linear)  # elementwise.py:68
     tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:68
     local i::Int64 = zero(Int64)  # elementwise.py:68
@@ -210,7 +210,7 @@ end
     if tk_t < tk_n  # elementwise.py:68
         i = tk_t  # elementwise.py:69
         tk_v_keep_v2 = x[i + 1]  # elementwise.py:70
-        tk_v_keep_ret3 = tk_v_keep_v2  # _wide.py:18
+        tk_v_keep_ret3 = tk_v_keep_v2  # _wide.py:19
         tk_v_gelu_tanh_v1 = tk_v_keep_ret3  # elementwise.py:70
         tk_v_gelu_tanh_inner4 = Float64(0.7978845608028654) * fma((Float64(0.044715) * tk_v_gelu_tanh_v1) * tk_v_gelu_tanh_v1, tk_v_gelu_tanh_v1, tk_v_gelu_tanh_v1)  # elementwise.py:49
         tk_v_gelu_tanh_ret5 = tk_v_gelu_tanh_v1 / (Float64(1.0) + exp(Float64(-2.0) * tk_v_gelu_tanh_inner4))  # elementwise.py:52
@@ -219,7 +219,7 @@ end
 end
 
 # Tack kernel `flat`, specialization (x: f64[?], out: f64[?])
-@kernel function tk_flat_66d73dda(x::AbstractVector{Float64}, out::AbstractVector{Float64}, tk_n::Int64)  # elementwise.py:68
+@kernel function tk_flat_2091d191(x::AbstractVector{Float64}, out::AbstractVector{Float64}, tk_n::Int64)  # elementwise.py:68
     tk_gi = @index(Global, Linear)  # elementwise.py:68
     tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:68
     local i::Int64 = zero(Int64)  # elementwise.py:68
@@ -251,7 +251,7 @@ end
     if tk_t < tk_n  # elementwise.py:68
         i = tk_t  # elementwise.py:69
         tk_v_keep_v2 = x[i + 1]  # elementwise.py:70
-        tk_v_keep_ret3 = tk_v_keep_v2  # _wide.py:18
+        tk_v_keep_ret3 = tk_v_keep_v2  # _wide.py:19
         tk_v_gelu_erf_v1 = tk_v_keep_ret3  # elementwise.py:70
         tk_v_erf_x5 = tk_v_gelu_erf_v1 * Float64(0.7071067811865476)  # elementwise.py:56
         tk_v_erf_a6 = abs(tk_v_erf_x5)  # _erf.py:73
@@ -286,7 +286,7 @@ end
 end
 
 # Tack kernel `flat`, specialization (x: f16[?], out: f16[?])
-@kernel function tk_flat_17b68253(x::AbstractVector{Float16}, out::AbstractVector{Float16}, tk_n::Int64)  # elementwise.py:68
+@kernel function tk_flat_aeb65b1c(x::AbstractVector{Float16}, out::AbstractVector{Float16}, tk_n::Int64)  # elementwise.py:68
     tk_gi = @index(Global, Linear)  # elementwise.py:68
     tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:68
     local i::Int64 = zero(Int64)  # elementwise.py:68
@@ -298,7 +298,7 @@ end
     if tk_t < tk_n  # elementwise.py:68
         i = tk_t  # elementwise.py:69
         tk_v_to_f32_v2 = x[i + 1]  # elementwise.py:70
-        tk_v_to_f32_ret3 = Float32(tk_v_to_f32_v2)  # _wide.py:23
+        tk_v_to_f32_ret3 = Float32(tk_v_to_f32_v2)  # _wide.py:24
         tk_v_gelu_tanh_v1 = tk_v_to_f32_ret3  # elementwise.py:70
         tk_v_gelu_tanh_inner4 = 0.7978846f0 * fma((0.044715f0 * tk_v_gelu_tanh_v1) * tk_v_gelu_tanh_v1, tk_v_gelu_tanh_v1, tk_v_gelu_tanh_v1)  # elementwise.py:49
         tk_v_gelu_tanh_ret5 = tk_v_gelu_tanh_v1 / (1.0f0 + exp((-2.0f0) * tk_v_gelu_tanh_inner4))  # elementwise.py:52
@@ -307,7 +307,7 @@ end
 end
 
 # Tack kernel `flat`, specialization (x: f16[?], out: f16[?])
-@kernel function tk_flat_7164de28(x::AbstractVector{Float16}, out::AbstractVector{Float16}, tk_n::Int64)  # elementwise.py:68
+@kernel function tk_flat_20b21a8f(x::AbstractVector{Float16}, out::AbstractVector{Float16}, tk_n::Int64)  # elementwise.py:68
     tk_gi = @index(Global, Linear)  # elementwise.py:68
     tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:68
     local i::Int64 = zero(Int64)  # elementwise.py:68
@@ -339,7 +339,7 @@ end
     if tk_t < tk_n  # elementwise.py:68
         i = tk_t  # elementwise.py:69
         tk_v_to_f32_v2 = x[i + 1]  # elementwise.py:70
-        tk_v_to_f32_ret3 = Float32(tk_v_to_f32_v2)  # _wide.py:23
+        tk_v_to_f32_ret3 = Float32(tk_v_to_f32_v2)  # _wide.py:24
         tk_v_gelu_erf_v1 = tk_v_to_f32_ret3  # elementwise.py:70
         tk_v_erf_x5 = tk_v_gelu_erf_v1 * 0.70710677f0  # elementwise.py:56
         tk_v_erf_a6 = abs(tk_v_erf_x5)  # _erf.py:73
@@ -376,12 +376,12 @@ end
 # gelu's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_GELU_KERNELS)
     const TK_GELU_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:tanh, Float32, 0) => tk_flat_8260a285,
-        (:none, Float32, 0) => tk_flat_dbcb483d,
-        (:tanh, Float64, 0) => tk_flat_ce20a117,
-        (:none, Float64, 0) => tk_flat_66d73dda,
-        (:tanh, Float16, 0) => tk_flat_17b68253,
-        (:none, Float16, 0) => tk_flat_7164de28,
+        (:tanh, Float32, 0) => tk_flat_0b8e20a9,
+        (:none, Float32, 0) => tk_flat_1530e9bc,
+        (:tanh, Float64, 0) => tk_flat_2f060170,
+        (:none, Float64, 0) => tk_flat_2091d191,
+        (:tanh, Float16, 0) => tk_flat_aeb65b1c,
+        (:none, Float16, 0) => tk_flat_20b21a8f,
     )
 end
 

@@ -201,7 +201,7 @@ end
 end
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_6c823a32(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:197
+@kernel function tk_rms_norm_cached_ee8a3a7a(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:197
     tk_gi = @index(Global, Linear)  # norms.py:197
     tk_li = @index(Local, Linear)  # norms.py:197
     vals = @private Float32 (8,)  # norms.py:197
@@ -264,7 +264,7 @@ end
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:207
         k[1] = tk_f2  # norms.py:207
         tk_v_keep_v7 = vals[(k[1] % Int64) + 1]  # norms.py:208
-        tk_v_keep_ret8 = tk_v_keep_v7  # _wide.py:18
+        tk_v_keep_ret8 = tk_v_keep_v7  # _wide.py:19
         q = fma(tk_v_keep_ret8, vals[(k[1] % Int64) + 1], q)  # norms.py:208
     end
     tk_v_group_tree_tid13[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -362,10 +362,10 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_6c823a32)) = 256  # norms.py:197
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_ee8a3a7a)) = 256  # norms.py:197
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_e39d89a1(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:197
+@kernel function tk_rms_norm_cached_3f4079d9(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:197
     tk_gi = @index(Global, Linear)  # norms.py:197
     tk_li = @index(Local, Linear)  # norms.py:197
     vals = @private Float32 (16,)  # norms.py:197
@@ -428,7 +428,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_6c823a32)) = 256  # nor
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:207
         k[1] = tk_f2  # norms.py:207
         tk_v_keep_v7 = vals[(k[1] % Int64) + 1]  # norms.py:208
-        tk_v_keep_ret8 = tk_v_keep_v7  # _wide.py:18
+        tk_v_keep_ret8 = tk_v_keep_v7  # _wide.py:19
         q = fma(tk_v_keep_ret8, vals[(k[1] % Int64) + 1], q)  # norms.py:208
     end
     tk_v_group_tree_tid13[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -526,10 +526,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_6c823a32)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_e39d89a1)) = 256  # norms.py:197
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_3f4079d9)) = 256  # norms.py:197
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_684e5012(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:197
+@kernel function tk_rms_norm_cached_c8e824d6(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:197
     tk_gi = @index(Global, Linear)  # norms.py:197
     tk_li = @index(Local, Linear)  # norms.py:197
     vals = @private Float32 (32,)  # norms.py:197
@@ -592,7 +592,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_e39d89a1)) = 256  # nor
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:207
         k[1] = tk_f2  # norms.py:207
         tk_v_keep_v7 = vals[(k[1] % Int64) + 1]  # norms.py:208
-        tk_v_keep_ret8 = tk_v_keep_v7  # _wide.py:18
+        tk_v_keep_ret8 = tk_v_keep_v7  # _wide.py:19
         q = fma(tk_v_keep_ret8, vals[(k[1] % Int64) + 1], q)  # norms.py:208
     end
     tk_v_group_tree_tid13[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -690,10 +690,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_e39d89a1)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_684e5012)) = 256  # norms.py:197
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_c8e824d6)) = 256  # norms.py:197
 
 # Tack kernel `_rms_long`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__rms_long_cf966a6a(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:245
+@kernel function tk__rms_long_ad513633(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:245
     tk_gi = @index(Global, Linear)  # norms.py:245
     tk_li = @index(Local, Linear)  # norms.py:245
     vals = @private Float32 (8,)  # norms.py:245
@@ -756,7 +756,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_684e5012)) = 256  # nor
             end
             KernelAbstractions.Extras.@unroll for outer v in Int32(0):Int32(7)  # norms.py:254
                 tk_v_keep_v7 = vals[(v % Int64) + 1]  # norms.py:255
-                tk_v_keep_ret8 = tk_v_keep_v7  # _wide.py:18
+                tk_v_keep_ret8 = tk_v_keep_v7  # _wide.py:19
                 q = fma(tk_v_keep_ret8, vals[(v % Int64) + 1], q)  # norms.py:255
             end
         end
@@ -879,7 +879,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_684e5012)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_cf966a6a)) = 256  # norms.py:245
+TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_ad513633)) = 256  # norms.py:245
 
 # Tack kernel `_rms_rows`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
 @kernel function tk__rms_rows_be2c1b3a(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:46
@@ -973,7 +973,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_cf966a6a)) = 256  # norms.py:
 end
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_c3b59c95(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:197
+@kernel function tk_rms_norm_cached_509e32f9(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:197
     tk_gi = @index(Global, Linear)  # norms.py:197
     tk_li = @index(Local, Linear)  # norms.py:197
     vals = @private Float64 (8,)  # norms.py:197
@@ -1036,7 +1036,7 @@ end
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:207
         k[1] = tk_f2  # norms.py:207
         tk_v_keep_v7 = vals[(k[1] % Int64) + 1]  # norms.py:208
-        tk_v_keep_ret8 = tk_v_keep_v7  # _wide.py:18
+        tk_v_keep_ret8 = tk_v_keep_v7  # _wide.py:19
         q = fma(tk_v_keep_ret8, vals[(k[1] % Int64) + 1], q)  # norms.py:208
     end
     tk_v_group_tree_tid13[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -1134,10 +1134,10 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_c3b59c95)) = 256  # norms.py:197
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_509e32f9)) = 256  # norms.py:197
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_f07b0a45(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:197
+@kernel function tk_rms_norm_cached_43f2a8d2(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:197
     tk_gi = @index(Global, Linear)  # norms.py:197
     tk_li = @index(Local, Linear)  # norms.py:197
     vals = @private Float64 (16,)  # norms.py:197
@@ -1200,7 +1200,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_c3b59c95)) = 256  # nor
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:207
         k[1] = tk_f2  # norms.py:207
         tk_v_keep_v7 = vals[(k[1] % Int64) + 1]  # norms.py:208
-        tk_v_keep_ret8 = tk_v_keep_v7  # _wide.py:18
+        tk_v_keep_ret8 = tk_v_keep_v7  # _wide.py:19
         q = fma(tk_v_keep_ret8, vals[(k[1] % Int64) + 1], q)  # norms.py:208
     end
     tk_v_group_tree_tid13[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -1298,10 +1298,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_c3b59c95)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_f07b0a45)) = 256  # norms.py:197
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_43f2a8d2)) = 256  # norms.py:197
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_e09f38eb(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:197
+@kernel function tk_rms_norm_cached_d084f666(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:197
     tk_gi = @index(Global, Linear)  # norms.py:197
     tk_li = @index(Local, Linear)  # norms.py:197
     vals = @private Float64 (32,)  # norms.py:197
@@ -1364,7 +1364,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_f07b0a45)) = 256  # nor
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:207
         k[1] = tk_f2  # norms.py:207
         tk_v_keep_v7 = vals[(k[1] % Int64) + 1]  # norms.py:208
-        tk_v_keep_ret8 = tk_v_keep_v7  # _wide.py:18
+        tk_v_keep_ret8 = tk_v_keep_v7  # _wide.py:19
         q = fma(tk_v_keep_ret8, vals[(k[1] % Int64) + 1], q)  # norms.py:208
     end
     tk_v_group_tree_tid13[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -1462,10 +1462,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_f07b0a45)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_e09f38eb)) = 256  # norms.py:197
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_d084f666)) = 256  # norms.py:197
 
 # Tack kernel `_rms_long`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk__rms_long_73342764(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:245
+@kernel function tk__rms_long_00ee0a96(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:245
     tk_gi = @index(Global, Linear)  # norms.py:245
     tk_li = @index(Local, Linear)  # norms.py:245
     vals = @private Float64 (8,)  # norms.py:245
@@ -1528,7 +1528,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_e09f38eb)) = 256  # nor
             end
             KernelAbstractions.Extras.@unroll for outer v in Int32(0):Int32(7)  # norms.py:254
                 tk_v_keep_v7 = vals[(v % Int64) + 1]  # norms.py:255
-                tk_v_keep_ret8 = tk_v_keep_v7  # _wide.py:18
+                tk_v_keep_ret8 = tk_v_keep_v7  # _wide.py:19
                 q = fma(tk_v_keep_ret8, vals[(v % Int64) + 1], q)  # norms.py:255
             end
         end
@@ -1651,7 +1651,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_e09f38eb)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_73342764)) = 256  # norms.py:245
+TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_00ee0a96)) = 256  # norms.py:245
 
 # Tack kernel `_rms_rows`, specialization (x: f16[?], w: f16[?], y: f16[?], rows: i32, n: i32, eps: f32)
 @kernel function tk__rms_rows_55803083(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:46
@@ -1745,7 +1745,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_73342764)) = 256  # norms.py:
 end
 
 # Tack kernel `rms_norm_cached`, specialization (x: f16[?], w: f16[?], y: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_7f3ee20d(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:197
+@kernel function tk_rms_norm_cached_f0f9c8e7(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:197
     tk_gi = @index(Global, Linear)  # norms.py:197
     tk_li = @index(Local, Linear)  # norms.py:197
     vals = @private Float16 (8,)  # norms.py:197
@@ -1808,7 +1808,7 @@ end
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:207
         k[1] = tk_f2  # norms.py:207
         tk_v_to_f32_v7 = vals[(k[1] % Int64) + 1]  # norms.py:208
-        tk_v_to_f32_ret8 = Float32(tk_v_to_f32_v7)  # _wide.py:23
+        tk_v_to_f32_ret8 = Float32(tk_v_to_f32_v7)  # _wide.py:24
         q = fma(tk_v_to_f32_ret8, Float32(vals[(k[1] % Int64) + 1]), q)  # norms.py:208
     end
     tk_v_group_tree_tid13[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -1906,10 +1906,10 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_7f3ee20d)) = 256  # norms.py:197
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_f0f9c8e7)) = 256  # norms.py:197
 
 # Tack kernel `rms_norm_cached`, specialization (x: f16[?], w: f16[?], y: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_ff6b25c6(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:197
+@kernel function tk_rms_norm_cached_bd13a5b4(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:197
     tk_gi = @index(Global, Linear)  # norms.py:197
     tk_li = @index(Local, Linear)  # norms.py:197
     vals = @private Float16 (16,)  # norms.py:197
@@ -1972,7 +1972,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_7f3ee20d)) = 256  # nor
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:207
         k[1] = tk_f2  # norms.py:207
         tk_v_to_f32_v7 = vals[(k[1] % Int64) + 1]  # norms.py:208
-        tk_v_to_f32_ret8 = Float32(tk_v_to_f32_v7)  # _wide.py:23
+        tk_v_to_f32_ret8 = Float32(tk_v_to_f32_v7)  # _wide.py:24
         q = fma(tk_v_to_f32_ret8, Float32(vals[(k[1] % Int64) + 1]), q)  # norms.py:208
     end
     tk_v_group_tree_tid13[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -2070,10 +2070,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_7f3ee20d)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_ff6b25c6)) = 256  # norms.py:197
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_bd13a5b4)) = 256  # norms.py:197
 
 # Tack kernel `rms_norm_cached`, specialization (x: f16[?], w: f16[?], y: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_428b330b(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:197
+@kernel function tk_rms_norm_cached_e1b20ac2(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:197
     tk_gi = @index(Global, Linear)  # norms.py:197
     tk_li = @index(Local, Linear)  # norms.py:197
     vals = @private Float16 (32,)  # norms.py:197
@@ -2136,7 +2136,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_ff6b25c6)) = 256  # nor
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:207
         k[1] = tk_f2  # norms.py:207
         tk_v_to_f32_v7 = vals[(k[1] % Int64) + 1]  # norms.py:208
-        tk_v_to_f32_ret8 = Float32(tk_v_to_f32_v7)  # _wide.py:23
+        tk_v_to_f32_ret8 = Float32(tk_v_to_f32_v7)  # _wide.py:24
         q = fma(tk_v_to_f32_ret8, Float32(vals[(k[1] % Int64) + 1]), q)  # norms.py:208
     end
     tk_v_group_tree_tid13[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -2234,10 +2234,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_ff6b25c6)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_428b330b)) = 256  # norms.py:197
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_e1b20ac2)) = 256  # norms.py:197
 
 # Tack kernel `_rms_long`, specialization (x: f16[?], w: f16[?], y: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__rms_long_3e06abeb(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:245
+@kernel function tk__rms_long_3af933bc(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:245
     tk_gi = @index(Global, Linear)  # norms.py:245
     tk_li = @index(Local, Linear)  # norms.py:245
     vals = @private Float16 (8,)  # norms.py:245
@@ -2300,7 +2300,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_428b330b)) = 256  # nor
             end
             KernelAbstractions.Extras.@unroll for outer v in Int32(0):Int32(7)  # norms.py:254
                 tk_v_to_f32_v7 = vals[(v % Int64) + 1]  # norms.py:255
-                tk_v_to_f32_ret8 = Float32(tk_v_to_f32_v7)  # _wide.py:23
+                tk_v_to_f32_ret8 = Float32(tk_v_to_f32_v7)  # _wide.py:24
                 q = fma(tk_v_to_f32_ret8, Float32(vals[(v % Int64) + 1]), q)  # norms.py:255
             end
         end
@@ -2423,26 +2423,26 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_428b330b)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_3e06abeb)) = 256  # norms.py:245
+TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_3af933bc)) = 256  # norms.py:245
 
 # rms_norm's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_RMS_NORM_KERNELS)
     const TK_RMS_NORM_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
         (:rows, Float32, 0) => tk__rms_rows_71a6dca8,
-        (:cached, Float32, 8) => tk_rms_norm_cached_6c823a32,
-        (:cached, Float32, 16) => tk_rms_norm_cached_e39d89a1,
-        (:cached, Float32, 32) => tk_rms_norm_cached_684e5012,
-        (:long, Float32, 0) => tk__rms_long_cf966a6a,
+        (:cached, Float32, 8) => tk_rms_norm_cached_ee8a3a7a,
+        (:cached, Float32, 16) => tk_rms_norm_cached_3f4079d9,
+        (:cached, Float32, 32) => tk_rms_norm_cached_c8e824d6,
+        (:long, Float32, 0) => tk__rms_long_ad513633,
         (:rows, Float64, 0) => tk__rms_rows_be2c1b3a,
-        (:cached, Float64, 8) => tk_rms_norm_cached_c3b59c95,
-        (:cached, Float64, 16) => tk_rms_norm_cached_f07b0a45,
-        (:cached, Float64, 32) => tk_rms_norm_cached_e09f38eb,
-        (:long, Float64, 0) => tk__rms_long_73342764,
+        (:cached, Float64, 8) => tk_rms_norm_cached_509e32f9,
+        (:cached, Float64, 16) => tk_rms_norm_cached_43f2a8d2,
+        (:cached, Float64, 32) => tk_rms_norm_cached_d084f666,
+        (:long, Float64, 0) => tk__rms_long_00ee0a96,
         (:rows, Float16, 0) => tk__rms_rows_55803083,
-        (:cached, Float16, 8) => tk_rms_norm_cached_7f3ee20d,
-        (:cached, Float16, 16) => tk_rms_norm_cached_ff6b25c6,
-        (:cached, Float16, 32) => tk_rms_norm_cached_428b330b,
-        (:long, Float16, 0) => tk__rms_long_3e06abeb,
+        (:cached, Float16, 8) => tk_rms_norm_cached_f0f9c8e7,
+        (:cached, Float16, 16) => tk_rms_norm_cached_bd13a5b4,
+        (:cached, Float16, 32) => tk_rms_norm_cached_e1b20ac2,
+        (:long, Float16, 0) => tk__rms_long_3af933bc,
     )
 end
 

@@ -110,7 +110,7 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `flat`, specialization (x: f32[?], out: f32[?])
-@kernel function tk_flat_9f5d887b(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # elementwise.py:68
+@kernel function tk_flat_becfeb73(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # elementwise.py:68
     tk_gi = @index(Global, Linear)  # elementwise.py:68
     tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:68
     local i::Int64 = zero(Int64)  # elementwise.py:68
@@ -121,7 +121,7 @@ end
     if tk_t < tk_n  # elementwise.py:68
         i = tk_t  # elementwise.py:69
         tk_v_keep_v2 = x[i + 1]  # elementwise.py:70
-        tk_v_keep_ret3 = tk_v_keep_v2  # _wide.py:18
+        tk_v_keep_ret3 = tk_v_keep_v2  # _wide.py:19
         tk_v_silu_v1 = tk_v_keep_ret3  # elementwise.py:70
         tk_v_silu_ret4 = tk_v_silu_v1 / (1.0f0 + exp(-tk_v_silu_v1))  # elementwise.py:60
         out[i + 1] = tk_v_silu_ret4  # elementwise.py:70
@@ -129,7 +129,7 @@ end
 end
 
 # Tack kernel `flat`, specialization (x: f64[?], out: f64[?])
-@kernel function tk_flat_f53d8771(x::AbstractVector{Float64}, out::AbstractVector{Float64}, tk_n::Int64)  # elementwise.py:68
+@kernel function tk_flat_c20f7518(x::AbstractVector{Float64}, out::AbstractVector{Float64}, tk_n::Int64)  # elementwise.py:68
     tk_gi = @index(Global, Linear)  # elementwise.py:68
     tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:68
     local i::Int64 = zero(Int64)  # elementwise.py:68
@@ -140,7 +140,7 @@ end
     if tk_t < tk_n  # elementwise.py:68
         i = tk_t  # elementwise.py:69
         tk_v_keep_v2 = x[i + 1]  # elementwise.py:70
-        tk_v_keep_ret3 = tk_v_keep_v2  # _wide.py:18
+        tk_v_keep_ret3 = tk_v_keep_v2  # _wide.py:19
         tk_v_silu_v1 = tk_v_keep_ret3  # elementwise.py:70
         tk_v_silu_ret4 = tk_v_silu_v1 / (Float64(1.0) + exp(-tk_v_silu_v1))  # elementwise.py:60
         out[i + 1] = tk_v_silu_ret4  # elementwise.py:70
@@ -148,7 +148,7 @@ end
 end
 
 # Tack kernel `flat`, specialization (x: f16[?], out: f16[?])
-@kernel function tk_flat_57220017(x::AbstractVector{Float16}, out::AbstractVector{Float16}, tk_n::Int64)  # elementwise.py:68
+@kernel function tk_flat_005f3bda(x::AbstractVector{Float16}, out::AbstractVector{Float16}, tk_n::Int64)  # elementwise.py:68
     tk_gi = @index(Global, Linear)  # elementwise.py:68
     tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:68
     local i::Int64 = zero(Int64)  # elementwise.py:68
@@ -159,7 +159,7 @@ end
     if tk_t < tk_n  # elementwise.py:68
         i = tk_t  # elementwise.py:69
         tk_v_to_f32_v2 = x[i + 1]  # elementwise.py:70
-        tk_v_to_f32_ret3 = Float32(tk_v_to_f32_v2)  # _wide.py:23
+        tk_v_to_f32_ret3 = Float32(tk_v_to_f32_v2)  # _wide.py:24
         tk_v_silu_v1 = tk_v_to_f32_ret3  # elementwise.py:70
         tk_v_silu_ret4 = tk_v_silu_v1 / (1.0f0 + exp(-tk_v_silu_v1))  # elementwise.py:60
         out[i + 1] = Float16(tk_v_silu_ret4)  # elementwise.py:70
@@ -169,9 +169,9 @@ end
 # silu's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_SILU_KERNELS)
     const TK_SILU_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:map, Float32, 0) => tk_flat_9f5d887b,
-        (:map, Float64, 0) => tk_flat_f53d8771,
-        (:map, Float16, 0) => tk_flat_57220017,
+        (:map, Float32, 0) => tk_flat_becfeb73,
+        (:map, Float64, 0) => tk_flat_c20f7518,
+        (:map, Float16, 0) => tk_flat_005f3bda,
     )
 end
 

@@ -321,122 +321,122 @@ end
 end
 
 # Tack kernel `_columns`, specialization (x: f32[?], out: f32[?], columns: i32, n: i32, inner: i32, want_log: i32)
-@kernel function tk__columns_ec8b665b(x::AbstractVector{Float32}, out::AbstractVector{Float32}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:208
-    tk_gi = @index(Global, Linear)  # softmax.py:208
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:208
-    local t::Int32 = zero(Int32)  # softmax.py:208
-    local base::Int32 = zero(Int32)  # softmax.py:208
-    local m::Float32 = zero(Float32)  # softmax.py:208
-    local c::Int32 = zero(Int32)  # softmax.py:208
-    local s::Float32 = zero(Float32)  # softmax.py:208
-    local tk_v_shifted_v1::Float32 = zero(Float32)  # softmax.py:208
-    local tk_v_shifted_ret2::Float32 = zero(Float32)  # softmax.py:208
-    local ls::Float32 = zero(Float32)  # softmax.py:208
-    local tk_v_shifted_v3::Float32 = zero(Float32)  # softmax.py:208
-    local tk_v_shifted_ret4::Float32 = zero(Float32)  # softmax.py:208
-    local v::Float32 = zero(Float32)  # softmax.py:208
-    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:208
-    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:208
-    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:208
-    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:208
-    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:208
-    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:208
-    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:208
-    if tk_t < tk_n  # softmax.py:208
-        t = tk_t % Int32  # softmax.py:209
-        tk_v_cse1 = inner == Int32(-1)  # softmax.py:210
-        tk_v_cse2 = inner == Int32(0)  # softmax.py:210
-        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:210
-        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:210
-        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:210
-        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:210
-        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:210
-        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:210
-        m = -Inf32  # softmax.py:211
-        if Int32(0) < n  # softmax.py:212
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:212
-                m = tk_maxnum(m, x[((base + (c * inner)) % Int64) + 1])  # softmax.py:213
+@kernel function tk__columns_dd3bbfad(x::AbstractVector{Float32}, out::AbstractVector{Float32}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:209
+    tk_gi = @index(Global, Linear)  # softmax.py:209
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:209
+    local t::Int32 = zero(Int32)  # softmax.py:209
+    local base::Int32 = zero(Int32)  # softmax.py:209
+    local m::Float32 = zero(Float32)  # softmax.py:209
+    local c::Int32 = zero(Int32)  # softmax.py:209
+    local s::Float32 = zero(Float32)  # softmax.py:209
+    local tk_v_shifted_v1::Float32 = zero(Float32)  # softmax.py:209
+    local tk_v_shifted_ret2::Float32 = zero(Float32)  # softmax.py:209
+    local ls::Float32 = zero(Float32)  # softmax.py:209
+    local tk_v_shifted_v3::Float32 = zero(Float32)  # softmax.py:209
+    local tk_v_shifted_ret4::Float32 = zero(Float32)  # softmax.py:209
+    local v::Float32 = zero(Float32)  # softmax.py:209
+    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:209
+    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:209
+    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:209
+    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:209
+    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:209
+    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:209
+    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:209
+    if tk_t < tk_n  # softmax.py:209
+        t = tk_t % Int32  # softmax.py:210
+        tk_v_cse1 = inner == Int32(-1)  # softmax.py:211
+        tk_v_cse2 = inner == Int32(0)  # softmax.py:211
+        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:211
+        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:211
+        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:211
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:211
+        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:211
+        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:211
+        m = -Inf32  # softmax.py:212
+        if Int32(0) < n  # softmax.py:213
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:213
+                m = tk_maxnum(m, x[((base + (c * inner)) % Int64) + 1])  # softmax.py:214
             end
         end
-        s = 0.0f0  # softmax.py:214
-        if Int32(0) < n  # softmax.py:215
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:215
-                tk_v_shifted_v1 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:216
+        s = 0.0f0  # softmax.py:215
+        if Int32(0) < n  # softmax.py:216
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:216
+                tk_v_shifted_v1 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:217
                 tk_v_shifted_ret2 = ifelse(m == Inf32, ifelse(tk_v_shifted_v1 == m, 0.0f0, -Inf32), tk_v_shifted_v1 - m)  # softmax.py:62
-                s = s + exp(tk_v_shifted_ret2)  # softmax.py:216
+                s = s + exp(tk_v_shifted_ret2)  # softmax.py:217
             end
         end
-        ls = tk_log(s)  # softmax.py:217
-        if Int32(0) < n  # softmax.py:218
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:218
-                tk_v_shifted_v3 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:219
+        ls = tk_log(s)  # softmax.py:218
+        if Int32(0) < n  # softmax.py:219
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:219
+                tk_v_shifted_v3 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:220
                 tk_v_shifted_ret4 = ifelse(m == Inf32, ifelse(tk_v_shifted_v3 == m, 0.0f0, -Inf32), tk_v_shifted_v3 - m)  # softmax.py:62
-                v = tk_v_shifted_ret4 - ls  # softmax.py:219
-                out[((base + (c * inner)) % Int64) + 1] = (want_log != Int32(0)) ? v : exp(v)  # softmax.py:220
+                v = tk_v_shifted_ret4 - ls  # softmax.py:220
+                out[((base + (c * inner)) % Int64) + 1] = (want_log != Int32(0)) ? v : exp(v)  # softmax.py:221
             end
         end
     end
 end
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_b5073ea0(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:232
-    tk_gi = @index(Global, Linear)  # softmax.py:232
-    tk_li = @index(Local, Linear)  # softmax.py:232
-    vals = @private Float32 (8,)  # softmax.py:232
-    tk_v_group_reduce_smem7 = @localmem Float32 (256,)  # softmax.py:232
-    tk_v_group_reduce_smem18 = @localmem Float32 (256,)  # softmax.py:232
-    tk_u = @localmem Bool (2,)  # softmax.py:232
-    lane = @private Int32 (1,)  # softmax.py:232
-    base = @private Int32 (1,)  # softmax.py:232
-    m = @private Float32 (1,)  # softmax.py:232
-    k = @private Int32 (1,)  # softmax.py:232
-    c = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_result9 = @private Float32 (1,)  # softmax.py:232
-    s = @private Float32 (1,)  # softmax.py:232
-    tk_v_group_tree_tid22 = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_stride21 = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_result20 = @private Float32 (1,)  # softmax.py:232
-    local t::Int32 = zero(Int32)  # softmax.py:232
-    local r::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:232
-    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:232
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:232
-    local tk_f2::Int32 = zero(Int32)  # softmax.py:232
-    lane[1] = Int32(0)  # softmax.py:232
-    base[1] = Int32(0)  # softmax.py:232
-    m[1] = 0.0f0  # softmax.py:232
-    k[1] = Int32(0)  # softmax.py:232
-    c[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_result9[1] = 0.0f0  # softmax.py:232
-    s[1] = 0.0f0  # softmax.py:232
-    tk_v_group_tree_tid22[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_stride21[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_result20[1] = 0.0f0  # softmax.py:232
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:233
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:234
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:234
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:234
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:235
+@kernel function tk_softmax_cached_7c87f156(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:233
+    tk_gi = @index(Global, Linear)  # softmax.py:233
+    tk_li = @index(Local, Linear)  # softmax.py:233
+    vals = @private Float32 (8,)  # softmax.py:233
+    tk_v_group_reduce_smem7 = @localmem Float32 (256,)  # softmax.py:233
+    tk_v_group_reduce_smem18 = @localmem Float32 (256,)  # softmax.py:233
+    tk_u = @localmem Bool (2,)  # softmax.py:233
+    lane = @private Int32 (1,)  # softmax.py:233
+    base = @private Int32 (1,)  # softmax.py:233
+    m = @private Float32 (1,)  # softmax.py:233
+    k = @private Int32 (1,)  # softmax.py:233
+    c = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_result9 = @private Float32 (1,)  # softmax.py:233
+    s = @private Float32 (1,)  # softmax.py:233
+    tk_v_group_tree_tid22 = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_stride21 = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_result20 = @private Float32 (1,)  # softmax.py:233
+    local t::Int32 = zero(Int32)  # softmax.py:233
+    local r::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:233
+    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:233
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:233
+    local tk_f2::Int32 = zero(Int32)  # softmax.py:233
+    lane[1] = Int32(0)  # softmax.py:233
+    base[1] = Int32(0)  # softmax.py:233
+    m[1] = 0.0f0  # softmax.py:233
+    k[1] = Int32(0)  # softmax.py:233
+    c[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_result9[1] = 0.0f0  # softmax.py:233
+    s[1] = 0.0f0  # softmax.py:233
+    tk_v_group_tree_tid22[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_stride21[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_result20[1] = 0.0f0  # softmax.py:233
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:234
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:235
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:235
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:235
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:236
     tk_v_row_start_ret1 = r * n  # softmax.py:94
-    base[1] = tk_v_row_start_ret1  # softmax.py:236
-    m[1] = -Inf32  # softmax.py:238
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:239
-        k[1] = tk_f1  # softmax.py:239
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:240
-        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:241
-        tk_v_take_at3 = base[1] + c[1]  # softmax.py:241
-        tk_v_take_left4 = n - c[1]  # softmax.py:241
-        tk_v_take_fill5 = -Inf32  # softmax.py:241
+    base[1] = tk_v_row_start_ret1  # softmax.py:237
+    m[1] = -Inf32  # softmax.py:239
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:240
+        k[1] = tk_f1  # softmax.py:240
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:241
+        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:242
+        tk_v_take_at3 = base[1] + c[1]  # softmax.py:242
+        tk_v_take_left4 = n - c[1]  # softmax.py:242
+        tk_v_take_fill5 = -Inf32  # softmax.py:242
         if tk_v_take_left4 >= Int32(8)  # _steps.py:22
             KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                 vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -447,9 +447,9 @@ end
             end
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:242
-        k[1] = tk_f2  # softmax.py:242
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:243
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:243
+        k[1] = tk_f2  # softmax.py:243
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:244
     end
     tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -486,15 +486,15 @@ end
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
     tk_v_group_reduce_ret8 = tk_v_group_tree_ret12  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret8  # softmax.py:244
-    s[1] = 0.0f0  # softmax.py:245
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:246
-        k[1] = tk_f3  # softmax.py:246
-        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:247
+    m[1] = tk_v_group_reduce_ret8  # softmax.py:245
+    s[1] = 0.0f0  # softmax.py:246
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:247
+        k[1] = tk_f3  # softmax.py:247
+        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:248
         tk_v_shifted_ret17 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v16 == m[1], 0.0f0, -Inf32), tk_v_shifted_v16 - m[1])  # softmax.py:62
-        e = exp(tk_v_shifted_ret17)  # softmax.py:247
-        s[1] = s[1] + e  # softmax.py:248
-        if !(want_log != Int32(0))  # softmax.py:249
+        e = exp(tk_v_shifted_ret17)  # softmax.py:248
+        s[1] = s[1] + e  # softmax.py:249
+        if !(want_log != Int32(0))  # softmax.py:250
             vals[(k[1] % Int64) + 1] = e  # softmax.py:71
         end
     end
@@ -542,26 +542,26 @@ end
     local tk_f5::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret23 = tk_v_group_tree_result20[1]  # reductions.py:30
     tk_v_group_reduce_ret19 = tk_v_group_tree_ret23  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret19  # softmax.py:251
-    ls = tk_log(s[1])  # softmax.py:252
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:253
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(7)  # softmax.py:254
-        k[1] = tk_f4  # softmax.py:254
-        if want_log != Int32(0)  # softmax.py:255
-            tk_v_shifted_v27 = vals[(k[1] % Int64) + 1]  # softmax.py:256
+    s[1] = tk_v_group_reduce_ret19  # softmax.py:252
+    ls = tk_log(s[1])  # softmax.py:253
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:254
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(7)  # softmax.py:255
+        k[1] = tk_f4  # softmax.py:255
+        if want_log != Int32(0)  # softmax.py:256
+            tk_v_shifted_v27 = vals[(k[1] % Int64) + 1]  # softmax.py:257
             tk_v_shifted_ret28 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v27 == m[1], 0.0f0, -Inf32), tk_v_shifted_v27 - m[1])  # softmax.py:62
-            vals[(k[1] % Int64) + 1] = tk_v_shifted_ret28 - ls  # softmax.py:256
+            vals[(k[1] % Int64) + 1] = tk_v_shifted_ret28 - ls  # softmax.py:257
         else
             tk_v_fetch_ret29 = vals[(k[1] % Int64) + 1]  # softmax.py:82
-            vals[(k[1] % Int64) + 1] = tk_v_fetch_ret29 * tk_v_inv  # softmax.py:258
+            vals[(k[1] % Int64) + 1] = tk_v_fetch_ret29 * tk_v_inv  # softmax.py:259
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(0)  # softmax.py:259
-        k[1] = tk_f5  # softmax.py:259
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:260
-        tk_v_put_at30 = base[1] + c[1]  # softmax.py:261
-        tk_v_put_left31 = n - c[1]  # softmax.py:261
-        tk_v_put_i32 = k[1] * Int32(8)  # softmax.py:261
+    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(0)  # softmax.py:260
+        k[1] = tk_f5  # softmax.py:260
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:261
+        tk_v_put_at30 = base[1] + c[1]  # softmax.py:262
+        tk_v_put_left31 = n - c[1]  # softmax.py:262
+        tk_v_put_i32 = k[1] * Int32(8)  # softmax.py:262
         if tk_v_put_left31 >= Int32(8)  # _steps.py:33
             KernelAbstractions.Extras.@unroll for outer tk_v_put_v33 in Int32(0):Int32(7)  # _steps.py:34
                 out[((tk_v_put_at30 + tk_v_put_v33) % Int64) + 1] = vals[((tk_v_put_i32 + tk_v_put_v33) % Int64) + 1]  # _steps.py:35
@@ -579,67 +579,67 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_b5073ea0)) = 256  # softmax.py:232
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_7c87f156)) = 256  # softmax.py:233
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_f284c102(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:232
-    tk_gi = @index(Global, Linear)  # softmax.py:232
-    tk_li = @index(Local, Linear)  # softmax.py:232
-    vals = @private Float32 (16,)  # softmax.py:232
-    tk_v_group_reduce_smem7 = @localmem Float32 (256,)  # softmax.py:232
-    tk_v_group_reduce_smem18 = @localmem Float32 (256,)  # softmax.py:232
-    tk_u = @localmem Bool (2,)  # softmax.py:232
-    lane = @private Int32 (1,)  # softmax.py:232
-    base = @private Int32 (1,)  # softmax.py:232
-    m = @private Float32 (1,)  # softmax.py:232
-    k = @private Int32 (1,)  # softmax.py:232
-    c = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_result9 = @private Float32 (1,)  # softmax.py:232
-    s = @private Float32 (1,)  # softmax.py:232
-    tk_v_group_tree_tid22 = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_stride21 = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_result20 = @private Float32 (1,)  # softmax.py:232
-    local t::Int32 = zero(Int32)  # softmax.py:232
-    local r::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:232
-    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:232
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:232
-    local tk_f2::Int32 = zero(Int32)  # softmax.py:232
-    lane[1] = Int32(0)  # softmax.py:232
-    base[1] = Int32(0)  # softmax.py:232
-    m[1] = 0.0f0  # softmax.py:232
-    k[1] = Int32(0)  # softmax.py:232
-    c[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_result9[1] = 0.0f0  # softmax.py:232
-    s[1] = 0.0f0  # softmax.py:232
-    tk_v_group_tree_tid22[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_stride21[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_result20[1] = 0.0f0  # softmax.py:232
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:233
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:234
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:234
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:234
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:235
+@kernel function tk_softmax_cached_bf5d1871(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:233
+    tk_gi = @index(Global, Linear)  # softmax.py:233
+    tk_li = @index(Local, Linear)  # softmax.py:233
+    vals = @private Float32 (16,)  # softmax.py:233
+    tk_v_group_reduce_smem7 = @localmem Float32 (256,)  # softmax.py:233
+    tk_v_group_reduce_smem18 = @localmem Float32 (256,)  # softmax.py:233
+    tk_u = @localmem Bool (2,)  # softmax.py:233
+    lane = @private Int32 (1,)  # softmax.py:233
+    base = @private Int32 (1,)  # softmax.py:233
+    m = @private Float32 (1,)  # softmax.py:233
+    k = @private Int32 (1,)  # softmax.py:233
+    c = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_result9 = @private Float32 (1,)  # softmax.py:233
+    s = @private Float32 (1,)  # softmax.py:233
+    tk_v_group_tree_tid22 = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_stride21 = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_result20 = @private Float32 (1,)  # softmax.py:233
+    local t::Int32 = zero(Int32)  # softmax.py:233
+    local r::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:233
+    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:233
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:233
+    local tk_f2::Int32 = zero(Int32)  # softmax.py:233
+    lane[1] = Int32(0)  # softmax.py:233
+    base[1] = Int32(0)  # softmax.py:233
+    m[1] = 0.0f0  # softmax.py:233
+    k[1] = Int32(0)  # softmax.py:233
+    c[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_result9[1] = 0.0f0  # softmax.py:233
+    s[1] = 0.0f0  # softmax.py:233
+    tk_v_group_tree_tid22[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_stride21[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_result20[1] = 0.0f0  # softmax.py:233
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:234
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:235
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:235
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:235
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:236
     tk_v_row_start_ret1 = r * n  # softmax.py:94
-    base[1] = tk_v_row_start_ret1  # softmax.py:236
-    m[1] = -Inf32  # softmax.py:238
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:239
-        k[1] = tk_f1  # softmax.py:239
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:240
-        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:241
-        tk_v_take_at3 = base[1] + c[1]  # softmax.py:241
-        tk_v_take_left4 = n - c[1]  # softmax.py:241
-        tk_v_take_fill5 = -Inf32  # softmax.py:241
+    base[1] = tk_v_row_start_ret1  # softmax.py:237
+    m[1] = -Inf32  # softmax.py:239
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:240
+        k[1] = tk_f1  # softmax.py:240
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:241
+        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:242
+        tk_v_take_at3 = base[1] + c[1]  # softmax.py:242
+        tk_v_take_left4 = n - c[1]  # softmax.py:242
+        tk_v_take_fill5 = -Inf32  # softmax.py:242
         if tk_v_take_left4 >= Int32(8)  # _steps.py:22
             KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                 vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -650,9 +650,9 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_b5073ea0)) = 256  # soft
             end
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:242
-        k[1] = tk_f2  # softmax.py:242
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:243
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:243
+        k[1] = tk_f2  # softmax.py:243
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:244
     end
     tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -689,15 +689,15 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_b5073ea0)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
     tk_v_group_reduce_ret8 = tk_v_group_tree_ret12  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret8  # softmax.py:244
-    s[1] = 0.0f0  # softmax.py:245
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:246
-        k[1] = tk_f3  # softmax.py:246
-        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:247
+    m[1] = tk_v_group_reduce_ret8  # softmax.py:245
+    s[1] = 0.0f0  # softmax.py:246
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:247
+        k[1] = tk_f3  # softmax.py:247
+        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:248
         tk_v_shifted_ret17 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v16 == m[1], 0.0f0, -Inf32), tk_v_shifted_v16 - m[1])  # softmax.py:62
-        e = exp(tk_v_shifted_ret17)  # softmax.py:247
-        s[1] = s[1] + e  # softmax.py:248
-        if !(want_log != Int32(0))  # softmax.py:249
+        e = exp(tk_v_shifted_ret17)  # softmax.py:248
+        s[1] = s[1] + e  # softmax.py:249
+        if !(want_log != Int32(0))  # softmax.py:250
             vals[(k[1] % Int64) + 1] = e  # softmax.py:71
         end
     end
@@ -745,26 +745,26 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_b5073ea0)) = 256  # soft
     local tk_f5::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret23 = tk_v_group_tree_result20[1]  # reductions.py:30
     tk_v_group_reduce_ret19 = tk_v_group_tree_ret23  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret19  # softmax.py:251
-    ls = tk_log(s[1])  # softmax.py:252
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:253
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(15)  # softmax.py:254
-        k[1] = tk_f4  # softmax.py:254
-        if want_log != Int32(0)  # softmax.py:255
-            tk_v_shifted_v27 = vals[(k[1] % Int64) + 1]  # softmax.py:256
+    s[1] = tk_v_group_reduce_ret19  # softmax.py:252
+    ls = tk_log(s[1])  # softmax.py:253
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:254
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(15)  # softmax.py:255
+        k[1] = tk_f4  # softmax.py:255
+        if want_log != Int32(0)  # softmax.py:256
+            tk_v_shifted_v27 = vals[(k[1] % Int64) + 1]  # softmax.py:257
             tk_v_shifted_ret28 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v27 == m[1], 0.0f0, -Inf32), tk_v_shifted_v27 - m[1])  # softmax.py:62
-            vals[(k[1] % Int64) + 1] = tk_v_shifted_ret28 - ls  # softmax.py:256
+            vals[(k[1] % Int64) + 1] = tk_v_shifted_ret28 - ls  # softmax.py:257
         else
             tk_v_fetch_ret29 = vals[(k[1] % Int64) + 1]  # softmax.py:82
-            vals[(k[1] % Int64) + 1] = tk_v_fetch_ret29 * tk_v_inv  # softmax.py:258
+            vals[(k[1] % Int64) + 1] = tk_v_fetch_ret29 * tk_v_inv  # softmax.py:259
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(1)  # softmax.py:259
-        k[1] = tk_f5  # softmax.py:259
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:260
-        tk_v_put_at30 = base[1] + c[1]  # softmax.py:261
-        tk_v_put_left31 = n - c[1]  # softmax.py:261
-        tk_v_put_i32 = k[1] * Int32(8)  # softmax.py:261
+    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(1)  # softmax.py:260
+        k[1] = tk_f5  # softmax.py:260
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:261
+        tk_v_put_at30 = base[1] + c[1]  # softmax.py:262
+        tk_v_put_left31 = n - c[1]  # softmax.py:262
+        tk_v_put_i32 = k[1] * Int32(8)  # softmax.py:262
         if tk_v_put_left31 >= Int32(8)  # _steps.py:33
             KernelAbstractions.Extras.@unroll for outer tk_v_put_v33 in Int32(0):Int32(7)  # _steps.py:34
                 out[((tk_v_put_at30 + tk_v_put_v33) % Int64) + 1] = vals[((tk_v_put_i32 + tk_v_put_v33) % Int64) + 1]  # _steps.py:35
@@ -782,67 +782,67 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_b5073ea0)) = 256  # soft
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_f284c102)) = 256  # softmax.py:232
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_bf5d1871)) = 256  # softmax.py:233
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_3be726fb(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:232
-    tk_gi = @index(Global, Linear)  # softmax.py:232
-    tk_li = @index(Local, Linear)  # softmax.py:232
-    vals = @private Float32 (32,)  # softmax.py:232
-    tk_v_group_reduce_smem7 = @localmem Float32 (256,)  # softmax.py:232
-    tk_v_group_reduce_smem18 = @localmem Float32 (256,)  # softmax.py:232
-    tk_u = @localmem Bool (2,)  # softmax.py:232
-    lane = @private Int32 (1,)  # softmax.py:232
-    base = @private Int32 (1,)  # softmax.py:232
-    m = @private Float32 (1,)  # softmax.py:232
-    k = @private Int32 (1,)  # softmax.py:232
-    c = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_result9 = @private Float32 (1,)  # softmax.py:232
-    s = @private Float32 (1,)  # softmax.py:232
-    tk_v_group_tree_tid22 = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_stride21 = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_result20 = @private Float32 (1,)  # softmax.py:232
-    local t::Int32 = zero(Int32)  # softmax.py:232
-    local r::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:232
-    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:232
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:232
-    local tk_f2::Int32 = zero(Int32)  # softmax.py:232
-    lane[1] = Int32(0)  # softmax.py:232
-    base[1] = Int32(0)  # softmax.py:232
-    m[1] = 0.0f0  # softmax.py:232
-    k[1] = Int32(0)  # softmax.py:232
-    c[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_result9[1] = 0.0f0  # softmax.py:232
-    s[1] = 0.0f0  # softmax.py:232
-    tk_v_group_tree_tid22[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_stride21[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_result20[1] = 0.0f0  # softmax.py:232
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:233
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:234
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:234
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:234
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:235
+@kernel function tk_softmax_cached_998c3c67(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:233
+    tk_gi = @index(Global, Linear)  # softmax.py:233
+    tk_li = @index(Local, Linear)  # softmax.py:233
+    vals = @private Float32 (32,)  # softmax.py:233
+    tk_v_group_reduce_smem7 = @localmem Float32 (256,)  # softmax.py:233
+    tk_v_group_reduce_smem18 = @localmem Float32 (256,)  # softmax.py:233
+    tk_u = @localmem Bool (2,)  # softmax.py:233
+    lane = @private Int32 (1,)  # softmax.py:233
+    base = @private Int32 (1,)  # softmax.py:233
+    m = @private Float32 (1,)  # softmax.py:233
+    k = @private Int32 (1,)  # softmax.py:233
+    c = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_result9 = @private Float32 (1,)  # softmax.py:233
+    s = @private Float32 (1,)  # softmax.py:233
+    tk_v_group_tree_tid22 = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_stride21 = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_result20 = @private Float32 (1,)  # softmax.py:233
+    local t::Int32 = zero(Int32)  # softmax.py:233
+    local r::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:233
+    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:233
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:233
+    local tk_f2::Int32 = zero(Int32)  # softmax.py:233
+    lane[1] = Int32(0)  # softmax.py:233
+    base[1] = Int32(0)  # softmax.py:233
+    m[1] = 0.0f0  # softmax.py:233
+    k[1] = Int32(0)  # softmax.py:233
+    c[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_result9[1] = 0.0f0  # softmax.py:233
+    s[1] = 0.0f0  # softmax.py:233
+    tk_v_group_tree_tid22[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_stride21[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_result20[1] = 0.0f0  # softmax.py:233
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:234
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:235
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:235
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:235
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:236
     tk_v_row_start_ret1 = r * n  # softmax.py:94
-    base[1] = tk_v_row_start_ret1  # softmax.py:236
-    m[1] = -Inf32  # softmax.py:238
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:239
-        k[1] = tk_f1  # softmax.py:239
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:240
-        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:241
-        tk_v_take_at3 = base[1] + c[1]  # softmax.py:241
-        tk_v_take_left4 = n - c[1]  # softmax.py:241
-        tk_v_take_fill5 = -Inf32  # softmax.py:241
+    base[1] = tk_v_row_start_ret1  # softmax.py:237
+    m[1] = -Inf32  # softmax.py:239
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:240
+        k[1] = tk_f1  # softmax.py:240
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:241
+        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:242
+        tk_v_take_at3 = base[1] + c[1]  # softmax.py:242
+        tk_v_take_left4 = n - c[1]  # softmax.py:242
+        tk_v_take_fill5 = -Inf32  # softmax.py:242
         if tk_v_take_left4 >= Int32(8)  # _steps.py:22
             KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                 vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -853,9 +853,9 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_f284c102)) = 256  # soft
             end
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:242
-        k[1] = tk_f2  # softmax.py:242
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:243
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:243
+        k[1] = tk_f2  # softmax.py:243
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:244
     end
     tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -892,15 +892,15 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_f284c102)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
     tk_v_group_reduce_ret8 = tk_v_group_tree_ret12  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret8  # softmax.py:244
-    s[1] = 0.0f0  # softmax.py:245
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:246
-        k[1] = tk_f3  # softmax.py:246
-        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:247
+    m[1] = tk_v_group_reduce_ret8  # softmax.py:245
+    s[1] = 0.0f0  # softmax.py:246
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:247
+        k[1] = tk_f3  # softmax.py:247
+        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:248
         tk_v_shifted_ret17 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v16 == m[1], 0.0f0, -Inf32), tk_v_shifted_v16 - m[1])  # softmax.py:62
-        e = exp(tk_v_shifted_ret17)  # softmax.py:247
-        s[1] = s[1] + e  # softmax.py:248
-        if !(want_log != Int32(0))  # softmax.py:249
+        e = exp(tk_v_shifted_ret17)  # softmax.py:248
+        s[1] = s[1] + e  # softmax.py:249
+        if !(want_log != Int32(0))  # softmax.py:250
             vals[(k[1] % Int64) + 1] = e  # softmax.py:71
         end
     end
@@ -948,26 +948,26 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_f284c102)) = 256  # soft
     local tk_f5::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret23 = tk_v_group_tree_result20[1]  # reductions.py:30
     tk_v_group_reduce_ret19 = tk_v_group_tree_ret23  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret19  # softmax.py:251
-    ls = tk_log(s[1])  # softmax.py:252
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:253
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(31)  # softmax.py:254
-        k[1] = tk_f4  # softmax.py:254
-        if want_log != Int32(0)  # softmax.py:255
-            tk_v_shifted_v27 = vals[(k[1] % Int64) + 1]  # softmax.py:256
+    s[1] = tk_v_group_reduce_ret19  # softmax.py:252
+    ls = tk_log(s[1])  # softmax.py:253
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:254
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(31)  # softmax.py:255
+        k[1] = tk_f4  # softmax.py:255
+        if want_log != Int32(0)  # softmax.py:256
+            tk_v_shifted_v27 = vals[(k[1] % Int64) + 1]  # softmax.py:257
             tk_v_shifted_ret28 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v27 == m[1], 0.0f0, -Inf32), tk_v_shifted_v27 - m[1])  # softmax.py:62
-            vals[(k[1] % Int64) + 1] = tk_v_shifted_ret28 - ls  # softmax.py:256
+            vals[(k[1] % Int64) + 1] = tk_v_shifted_ret28 - ls  # softmax.py:257
         else
             tk_v_fetch_ret29 = vals[(k[1] % Int64) + 1]  # softmax.py:82
-            vals[(k[1] % Int64) + 1] = tk_v_fetch_ret29 * tk_v_inv  # softmax.py:258
+            vals[(k[1] % Int64) + 1] = tk_v_fetch_ret29 * tk_v_inv  # softmax.py:259
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(3)  # softmax.py:259
-        k[1] = tk_f5  # softmax.py:259
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:260
-        tk_v_put_at30 = base[1] + c[1]  # softmax.py:261
-        tk_v_put_left31 = n - c[1]  # softmax.py:261
-        tk_v_put_i32 = k[1] * Int32(8)  # softmax.py:261
+    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(3)  # softmax.py:260
+        k[1] = tk_f5  # softmax.py:260
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:261
+        tk_v_put_at30 = base[1] + c[1]  # softmax.py:262
+        tk_v_put_left31 = n - c[1]  # softmax.py:262
+        tk_v_put_i32 = k[1] * Int32(8)  # softmax.py:262
         if tk_v_put_left31 >= Int32(8)  # _steps.py:33
             KernelAbstractions.Extras.@unroll for outer tk_v_put_v33 in Int32(0):Int32(7)  # _steps.py:34
                 out[((tk_v_put_at30 + tk_v_put_v33) % Int64) + 1] = vals[((tk_v_put_i32 + tk_v_put_v33) % Int64) + 1]  # _steps.py:35
@@ -985,79 +985,79 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_f284c102)) = 256  # soft
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_3be726fb)) = 256  # softmax.py:232
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_998c3c67)) = 256  # softmax.py:233
 
 # Tack kernel `_online`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__online_b748356e(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:287
-    tk_gi = @index(Global, Linear)  # softmax.py:287
-    tk_li = @index(Local, Linear)  # softmax.py:287
-    vals = @private Float32 (8,)  # softmax.py:287
-    tk_v_group_reduce_smem15 = @localmem Float32 (256,)  # softmax.py:287
-    tk_v_group_reduce_smem26 = @localmem Float32 (256,)  # softmax.py:287
-    tk_u = @localmem Bool (2,)  # softmax.py:287
-    lane = @private Int32 (1,)  # softmax.py:287
-    base = @private Int32 (1,)  # softmax.py:287
-    m = @private Float32 (1,)  # softmax.py:287
-    s = @private Float32 (1,)  # softmax.py:287
-    c = @private Int32 (1,)  # softmax.py:287
-    tk_v_group_tree_tid19 = @private Int32 (1,)  # softmax.py:287
-    tk_v_group_tree_stride18 = @private Int32 (1,)  # softmax.py:287
-    tk_v_group_tree_result17 = @private Float32 (1,)  # softmax.py:287
-    big = @private Float32 (1,)  # softmax.py:287
-    tk_v_group_tree_tid30 = @private Int32 (1,)  # softmax.py:287
-    tk_v_group_tree_stride29 = @private Int32 (1,)  # softmax.py:287
-    tk_v_group_tree_result28 = @private Float32 (1,)  # softmax.py:287
-    local t::Int32 = zero(Int32)  # softmax.py:287
-    local r::Int32 = zero(Int32)  # softmax.py:287
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:287
-    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:287
-    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:287
-    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:287
-    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:287
-    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:287
-    local tk_v_online_step_m7::Float32 = zero(Float32)  # softmax.py:287
-    local tk_v_online_step_s8::Float32 = zero(Float32)  # softmax.py:287
-    local tk_v_online_step_big9::Float32 = zero(Float32)  # softmax.py:287
-    local tk_v_online_step_v10::Int32 = zero(Int32)  # softmax.py:287
-    local tk_v_shifted_v13::Float32 = zero(Float32)  # softmax.py:287
-    local tk_v_shifted_ret14::Float32 = zero(Float32)  # softmax.py:287
-    local tk_v_online_step_ret11::Float32 = zero(Float32)  # softmax.py:287
-    local tk_v_online_step_ret12::Float32 = zero(Float32)  # softmax.py:287
-    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:287
-    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:287
-    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:287
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:287
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:287
-    lane[1] = Int32(0)  # softmax.py:287
-    base[1] = Int32(0)  # softmax.py:287
-    m[1] = 0.0f0  # softmax.py:287
-    s[1] = 0.0f0  # softmax.py:287
-    c[1] = Int32(0)  # softmax.py:287
-    tk_v_group_tree_tid19[1] = Int32(0)  # softmax.py:287
-    tk_v_group_tree_stride18[1] = Int32(0)  # softmax.py:287
-    tk_v_group_tree_result17[1] = 0.0f0  # softmax.py:287
-    big[1] = 0.0f0  # softmax.py:287
-    tk_v_group_tree_tid30[1] = Int32(0)  # softmax.py:287
-    tk_v_group_tree_stride29[1] = Int32(0)  # softmax.py:287
-    tk_v_group_tree_result28[1] = 0.0f0  # softmax.py:287
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:288
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:289
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:289
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:289
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:290
+@kernel function tk__online_5bc8bafe(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:288
+    tk_gi = @index(Global, Linear)  # softmax.py:288
+    tk_li = @index(Local, Linear)  # softmax.py:288
+    vals = @private Float32 (8,)  # softmax.py:288
+    tk_v_group_reduce_smem15 = @localmem Float32 (256,)  # softmax.py:288
+    tk_v_group_reduce_smem26 = @localmem Float32 (256,)  # softmax.py:288
+    tk_u = @localmem Bool (2,)  # softmax.py:288
+    lane = @private Int32 (1,)  # softmax.py:288
+    base = @private Int32 (1,)  # softmax.py:288
+    m = @private Float32 (1,)  # softmax.py:288
+    s = @private Float32 (1,)  # softmax.py:288
+    c = @private Int32 (1,)  # softmax.py:288
+    tk_v_group_tree_tid19 = @private Int32 (1,)  # softmax.py:288
+    tk_v_group_tree_stride18 = @private Int32 (1,)  # softmax.py:288
+    tk_v_group_tree_result17 = @private Float32 (1,)  # softmax.py:288
+    big = @private Float32 (1,)  # softmax.py:288
+    tk_v_group_tree_tid30 = @private Int32 (1,)  # softmax.py:288
+    tk_v_group_tree_stride29 = @private Int32 (1,)  # softmax.py:288
+    tk_v_group_tree_result28 = @private Float32 (1,)  # softmax.py:288
+    local t::Int32 = zero(Int32)  # softmax.py:288
+    local r::Int32 = zero(Int32)  # softmax.py:288
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:288
+    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:288
+    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:288
+    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:288
+    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:288
+    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:288
+    local tk_v_online_step_m7::Float32 = zero(Float32)  # softmax.py:288
+    local tk_v_online_step_s8::Float32 = zero(Float32)  # softmax.py:288
+    local tk_v_online_step_big9::Float32 = zero(Float32)  # softmax.py:288
+    local tk_v_online_step_v10::Int32 = zero(Int32)  # softmax.py:288
+    local tk_v_shifted_v13::Float32 = zero(Float32)  # softmax.py:288
+    local tk_v_shifted_ret14::Float32 = zero(Float32)  # softmax.py:288
+    local tk_v_online_step_ret11::Float32 = zero(Float32)  # softmax.py:288
+    local tk_v_online_step_ret12::Float32 = zero(Float32)  # softmax.py:288
+    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:288
+    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:288
+    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:288
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:288
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:288
+    lane[1] = Int32(0)  # softmax.py:288
+    base[1] = Int32(0)  # softmax.py:288
+    m[1] = 0.0f0  # softmax.py:288
+    s[1] = 0.0f0  # softmax.py:288
+    c[1] = Int32(0)  # softmax.py:288
+    tk_v_group_tree_tid19[1] = Int32(0)  # softmax.py:288
+    tk_v_group_tree_stride18[1] = Int32(0)  # softmax.py:288
+    tk_v_group_tree_result17[1] = 0.0f0  # softmax.py:288
+    big[1] = 0.0f0  # softmax.py:288
+    tk_v_group_tree_tid30[1] = Int32(0)  # softmax.py:288
+    tk_v_group_tree_stride29[1] = Int32(0)  # softmax.py:288
+    tk_v_group_tree_result28[1] = 0.0f0  # softmax.py:288
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:289
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:290
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:290
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:290
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:291
     tk_v_row_start_ret1 = r * n  # softmax.py:94
-    base[1] = tk_v_row_start_ret1  # softmax.py:291
-    m[1] = -Inf32  # softmax.py:293
-    s[1] = 0.0f0  # softmax.py:294
-    tk_v_start3 = (lane[1] * Int32(8)) % Int64  # softmax.py:295
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # softmax.py:295
-    if UInt32(0) < tk_v_trips1  # softmax.py:295
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:295
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(2048))) % Int32  # softmax.py:295
-            tk_v_take_i2 = Int32(0)  # softmax.py:296
-            tk_v_take_at3 = base[1] + c[1]  # softmax.py:296
-            tk_v_take_left4 = n - c[1]  # softmax.py:296
-            tk_v_take_fill5 = 0.0f0  # softmax.py:296
+    base[1] = tk_v_row_start_ret1  # softmax.py:292
+    m[1] = -Inf32  # softmax.py:294
+    s[1] = 0.0f0  # softmax.py:295
+    tk_v_start3 = (lane[1] * Int32(8)) % Int64  # softmax.py:296
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # softmax.py:296
+    if UInt32(0) < tk_v_trips1  # softmax.py:296
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:296
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(2048))) % Int32  # softmax.py:296
+            tk_v_take_i2 = Int32(0)  # softmax.py:297
+            tk_v_take_at3 = base[1] + c[1]  # softmax.py:297
+            tk_v_take_left4 = n - c[1]  # softmax.py:297
+            tk_v_take_fill5 = 0.0f0  # softmax.py:297
             if tk_v_take_left4 >= Int32(8)  # _steps.py:22
                 KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                     vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -1067,29 +1067,29 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_3be726fb)) = 256  # soft
                     vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : 0.0f0  # _steps.py:27
                 end
             end
-            tk_v_online_step_m7 = m[1]  # softmax.py:297
-            tk_v_online_step_s8 = s[1]  # softmax.py:297
-            tk_v_online_step_big9 = tk_v_online_step_m7  # softmax.py:273
-            KernelAbstractions.Extras.@unroll for outer tk_v_online_step_v10 in Int32(0):Int32(7)  # softmax.py:274
-                if ((c[1] + tk_v_online_step_v10) < n) && (vals[(tk_v_online_step_v10 % Int64) + 1] > tk_v_online_step_big9)  # softmax.py:275
-                    tk_v_online_step_big9 = vals[(tk_v_online_step_v10 % Int64) + 1]  # softmax.py:276
+            tk_v_online_step_m7 = m[1]  # softmax.py:298
+            tk_v_online_step_s8 = s[1]  # softmax.py:298
+            tk_v_online_step_big9 = tk_v_online_step_m7  # softmax.py:274
+            KernelAbstractions.Extras.@unroll for outer tk_v_online_step_v10 in Int32(0):Int32(7)  # softmax.py:275
+                if ((c[1] + tk_v_online_step_v10) < n) && (vals[(tk_v_online_step_v10 % Int64) + 1] > tk_v_online_step_big9)  # softmax.py:276
+                    tk_v_online_step_big9 = vals[(tk_v_online_step_v10 % Int64) + 1]  # softmax.py:277
                 end
             end
-            if tk_v_online_step_big9 > tk_v_online_step_m7  # softmax.py:277
-                tk_v_online_step_s8 = tk_v_online_step_s8 * exp(tk_v_online_step_m7 - tk_v_online_step_big9)  # softmax.py:278
-                tk_v_online_step_m7 = tk_v_online_step_big9  # softmax.py:279
+            if tk_v_online_step_big9 > tk_v_online_step_m7  # softmax.py:278
+                tk_v_online_step_s8 = tk_v_online_step_s8 * exp(tk_v_online_step_m7 - tk_v_online_step_big9)  # softmax.py:279
+                tk_v_online_step_m7 = tk_v_online_step_big9  # softmax.py:280
             end
-            KernelAbstractions.Extras.@unroll for outer tk_v_online_step_v10 in Int32(0):Int32(7)  # softmax.py:280
-                if ((c[1] + tk_v_online_step_v10) < n) && (vals[(tk_v_online_step_v10 % Int64) + 1] != (-Inf32))  # softmax.py:281
-                    tk_v_shifted_v13 = vals[(tk_v_online_step_v10 % Int64) + 1]  # softmax.py:282
+            KernelAbstractions.Extras.@unroll for outer tk_v_online_step_v10 in Int32(0):Int32(7)  # softmax.py:281
+                if ((c[1] + tk_v_online_step_v10) < n) && (vals[(tk_v_online_step_v10 % Int64) + 1] != (-Inf32))  # softmax.py:282
+                    tk_v_shifted_v13 = vals[(tk_v_online_step_v10 % Int64) + 1]  # softmax.py:283
                     tk_v_shifted_ret14 = ifelse(tk_v_online_step_m7 == Inf32, ifelse(tk_v_shifted_v13 == tk_v_online_step_m7, 0.0f0, -Inf32), tk_v_shifted_v13 - tk_v_online_step_m7)  # softmax.py:62
-                    tk_v_online_step_s8 = tk_v_online_step_s8 + exp(tk_v_shifted_ret14)  # softmax.py:282
+                    tk_v_online_step_s8 = tk_v_online_step_s8 + exp(tk_v_shifted_ret14)  # softmax.py:283
                 end
             end
-            tk_v_online_step_ret11 = tk_v_online_step_m7  # softmax.py:283
-            tk_v_online_step_ret12 = tk_v_online_step_s8  # softmax.py:283
-            m[1] = tk_v_online_step_ret11  # softmax.py:297
-            s[1] = tk_v_online_step_ret12  # softmax.py:297
+            tk_v_online_step_ret11 = tk_v_online_step_m7  # softmax.py:284
+            tk_v_online_step_ret12 = tk_v_online_step_s8  # softmax.py:284
+            m[1] = tk_v_online_step_ret11  # softmax.py:298
+            s[1] = tk_v_online_step_ret12  # softmax.py:298
         end
     end
     tk_v_group_tree_tid19[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -1125,9 +1125,9 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_3be726fb)) = 256  # soft
     local tk_v_group_reduce_x24::Float32 = zero(Float32)  # reductions.py:30
     tk_v_group_tree_ret20 = tk_v_group_tree_result17[1]  # reductions.py:30
     tk_v_group_reduce_ret16 = tk_v_group_tree_ret20  # reductions.py:38
-    big[1] = tk_v_group_reduce_ret16  # softmax.py:298
+    big[1] = tk_v_group_reduce_ret16  # softmax.py:299
     tk_v_shifted_ret25 = ifelse(big[1] == Inf32, ifelse(m[1] == big[1], 0.0f0, -Inf32), m[1] - big[1])  # softmax.py:62
-    tk_v_group_reduce_x24 = s[1] * exp(tk_v_shifted_ret25)  # softmax.py:300
+    tk_v_group_reduce_x24 = s[1] * exp(tk_v_shifted_ret25)  # softmax.py:301
     tk_v_group_tree_tid30[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem26[(tk_v_group_tree_tid30[1] % Int64) + 1] = tk_v_group_reduce_x24  # reductions.py:20
     @synchronize()  # reductions.py:21
@@ -1178,17 +1178,17 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_3be726fb)) = 256  # soft
     local tk_v_start8::Int64 = zero(Int64)  # reductions.py:30
     tk_v_group_tree_ret31 = tk_v_group_tree_result28[1]  # reductions.py:30
     tk_v_group_reduce_ret27 = tk_v_group_tree_ret31  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret27  # softmax.py:300
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:301
-    tk_v_start8 = (lane[1] * Int32(8)) % Int64  # softmax.py:302
-    tk_v_trips6 = div((max((n % Int64) - tk_v_start8, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # softmax.py:302
-    if UInt32(0) < tk_v_trips6  # softmax.py:302
-        for outer tk_v_k7 in UInt32(0):(tk_v_trips6 - UInt32(1))  # softmax.py:302
-            c[1] = (tk_v_start8 + ((tk_v_k7 % Int64) * Int64(2048))) % Int32  # softmax.py:302
-            tk_v_take_i35 = Int32(0)  # softmax.py:303
-            tk_v_take_at36 = base[1] + c[1]  # softmax.py:303
-            tk_v_take_left37 = n - c[1]  # softmax.py:303
-            tk_v_take_fill38 = 0.0f0  # softmax.py:303
+    s[1] = tk_v_group_reduce_ret27  # softmax.py:301
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:302
+    tk_v_start8 = (lane[1] * Int32(8)) % Int64  # softmax.py:303
+    tk_v_trips6 = div((max((n % Int64) - tk_v_start8, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # softmax.py:303
+    if UInt32(0) < tk_v_trips6  # softmax.py:303
+        for outer tk_v_k7 in UInt32(0):(tk_v_trips6 - UInt32(1))  # softmax.py:303
+            c[1] = (tk_v_start8 + ((tk_v_k7 % Int64) * Int64(2048))) % Int32  # softmax.py:303
+            tk_v_take_i35 = Int32(0)  # softmax.py:304
+            tk_v_take_at36 = base[1] + c[1]  # softmax.py:304
+            tk_v_take_left37 = n - c[1]  # softmax.py:304
+            tk_v_take_fill38 = 0.0f0  # softmax.py:304
             if tk_v_take_left37 >= Int32(8)  # _steps.py:22
                 KernelAbstractions.Extras.@unroll for outer tk_v_take_v39 in Int32(0):Int32(7)  # _steps.py:23
                     vals[((tk_v_take_i35 + tk_v_take_v39) % Int64) + 1] = x[((tk_v_take_at36 + tk_v_take_v39) % Int64) + 1]  # _steps.py:24
@@ -1198,15 +1198,15 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_3be726fb)) = 256  # soft
                     vals[((tk_v_take_i35 + tk_v_take_v39) % Int64) + 1] = (tk_v_take_v39 < tk_v_take_left37) ? x[((tk_v_take_at36 + tk_v_take_v39) % Int64) + 1] : 0.0f0  # _steps.py:27
                 end
             end
-            KernelAbstractions.Extras.@unroll for outer v in Int32(0):Int32(7)  # softmax.py:304
-                tk_v_shifted_v40 = vals[(v % Int64) + 1]  # softmax.py:305
+            KernelAbstractions.Extras.@unroll for outer v in Int32(0):Int32(7)  # softmax.py:305
+                tk_v_shifted_v40 = vals[(v % Int64) + 1]  # softmax.py:306
                 tk_v_shifted_ret41 = ifelse(big[1] == Inf32, ifelse(tk_v_shifted_v40 == big[1], 0.0f0, -Inf32), tk_v_shifted_v40 - big[1])  # softmax.py:62
-                e = tk_v_shifted_ret41  # softmax.py:305
-                vals[(v % Int64) + 1] = (want_log != Int32(0)) ? (e - tk_log(s[1])) : (exp(e) * tk_v_inv)  # softmax.py:306
+                e = tk_v_shifted_ret41  # softmax.py:306
+                vals[(v % Int64) + 1] = (want_log != Int32(0)) ? (e - tk_log(s[1])) : (exp(e) * tk_v_inv)  # softmax.py:307
             end
-            tk_v_put_at42 = base[1] + c[1]  # softmax.py:307
-            tk_v_put_left43 = n - c[1]  # softmax.py:307
-            tk_v_put_i44 = Int32(0)  # softmax.py:307
+            tk_v_put_at42 = base[1] + c[1]  # softmax.py:308
+            tk_v_put_left43 = n - c[1]  # softmax.py:308
+            tk_v_put_i44 = Int32(0)  # softmax.py:308
             if tk_v_put_left43 >= Int32(8)  # _steps.py:33
                 KernelAbstractions.Extras.@unroll for outer tk_v_put_v45 in Int32(0):Int32(7)  # _steps.py:34
                     out[((tk_v_put_at42 + tk_v_put_v45) % Int64) + 1] = vals[((tk_v_put_i44 + tk_v_put_v45) % Int64) + 1]  # _steps.py:35
@@ -1225,7 +1225,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_3be726fb)) = 256  # soft
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__online_b748356e)) = 256  # softmax.py:287
+TackRuntime.tk_workgroupsize(::typeof(tk__online_5bc8bafe)) = 256  # softmax.py:288
 
 # Tack kernel `_rows`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
 @kernel function tk__rows_0ff8bde0(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:175
@@ -1439,122 +1439,122 @@ TackRuntime.tk_workgroupsize(::typeof(tk__online_b748356e)) = 256  # softmax.py:
 end
 
 # Tack kernel `_columns`, specialization (x: f64[?], out: f64[?], columns: i32, n: i32, inner: i32, want_log: i32)
-@kernel function tk__columns_f3ce7f73(x::AbstractVector{Float64}, out::AbstractVector{Float64}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:208
-    tk_gi = @index(Global, Linear)  # softmax.py:208
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:208
-    local t::Int32 = zero(Int32)  # softmax.py:208
-    local base::Int32 = zero(Int32)  # softmax.py:208
-    local m::Float64 = zero(Float64)  # softmax.py:208
-    local c::Int32 = zero(Int32)  # softmax.py:208
-    local s::Float64 = zero(Float64)  # softmax.py:208
-    local tk_v_shifted_v1::Float64 = zero(Float64)  # softmax.py:208
-    local tk_v_shifted_ret2::Float64 = zero(Float64)  # softmax.py:208
-    local ls::Float64 = zero(Float64)  # softmax.py:208
-    local tk_v_shifted_v3::Float64 = zero(Float64)  # softmax.py:208
-    local tk_v_shifted_ret4::Float64 = zero(Float64)  # softmax.py:208
-    local v::Float64 = zero(Float64)  # softmax.py:208
-    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:208
-    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:208
-    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:208
-    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:208
-    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:208
-    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:208
-    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:208
-    if tk_t < tk_n  # softmax.py:208
-        t = tk_t % Int32  # softmax.py:209
-        tk_v_cse1 = inner == Int32(-1)  # softmax.py:210
-        tk_v_cse2 = inner == Int32(0)  # softmax.py:210
-        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:210
-        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:210
-        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:210
-        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:210
-        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:210
-        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:210
-        m = -Inf64  # softmax.py:211
-        if Int32(0) < n  # softmax.py:212
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:212
-                m = tk_maxnum(m, x[((base + (c * inner)) % Int64) + 1])  # softmax.py:213
+@kernel function tk__columns_cbec589f(x::AbstractVector{Float64}, out::AbstractVector{Float64}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:209
+    tk_gi = @index(Global, Linear)  # softmax.py:209
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:209
+    local t::Int32 = zero(Int32)  # softmax.py:209
+    local base::Int32 = zero(Int32)  # softmax.py:209
+    local m::Float64 = zero(Float64)  # softmax.py:209
+    local c::Int32 = zero(Int32)  # softmax.py:209
+    local s::Float64 = zero(Float64)  # softmax.py:209
+    local tk_v_shifted_v1::Float64 = zero(Float64)  # softmax.py:209
+    local tk_v_shifted_ret2::Float64 = zero(Float64)  # softmax.py:209
+    local ls::Float64 = zero(Float64)  # softmax.py:209
+    local tk_v_shifted_v3::Float64 = zero(Float64)  # softmax.py:209
+    local tk_v_shifted_ret4::Float64 = zero(Float64)  # softmax.py:209
+    local v::Float64 = zero(Float64)  # softmax.py:209
+    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:209
+    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:209
+    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:209
+    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:209
+    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:209
+    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:209
+    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:209
+    if tk_t < tk_n  # softmax.py:209
+        t = tk_t % Int32  # softmax.py:210
+        tk_v_cse1 = inner == Int32(-1)  # softmax.py:211
+        tk_v_cse2 = inner == Int32(0)  # softmax.py:211
+        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:211
+        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:211
+        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:211
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:211
+        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:211
+        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:211
+        m = -Inf64  # softmax.py:212
+        if Int32(0) < n  # softmax.py:213
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:213
+                m = tk_maxnum(m, x[((base + (c * inner)) % Int64) + 1])  # softmax.py:214
             end
         end
-        s = Float64(0.0)  # softmax.py:214
-        if Int32(0) < n  # softmax.py:215
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:215
-                tk_v_shifted_v1 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:216
+        s = Float64(0.0)  # softmax.py:215
+        if Int32(0) < n  # softmax.py:216
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:216
+                tk_v_shifted_v1 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:217
                 tk_v_shifted_ret2 = ifelse(m == Inf64, ifelse(tk_v_shifted_v1 == m, Float64(0.0), -Inf64), tk_v_shifted_v1 - m)  # softmax.py:62
-                s = s + exp(tk_v_shifted_ret2)  # softmax.py:216
+                s = s + exp(tk_v_shifted_ret2)  # softmax.py:217
             end
         end
-        ls = tk_log(s)  # softmax.py:217
-        if Int32(0) < n  # softmax.py:218
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:218
-                tk_v_shifted_v3 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:219
+        ls = tk_log(s)  # softmax.py:218
+        if Int32(0) < n  # softmax.py:219
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:219
+                tk_v_shifted_v3 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:220
                 tk_v_shifted_ret4 = ifelse(m == Inf64, ifelse(tk_v_shifted_v3 == m, Float64(0.0), -Inf64), tk_v_shifted_v3 - m)  # softmax.py:62
-                v = tk_v_shifted_ret4 - ls  # softmax.py:219
-                out[((base + (c * inner)) % Int64) + 1] = (want_log != Int32(0)) ? v : exp(v)  # softmax.py:220
+                v = tk_v_shifted_ret4 - ls  # softmax.py:220
+                out[((base + (c * inner)) % Int64) + 1] = (want_log != Int32(0)) ? v : exp(v)  # softmax.py:221
             end
         end
     end
 end
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_2acf5284(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:232
-    tk_gi = @index(Global, Linear)  # softmax.py:232
-    tk_li = @index(Local, Linear)  # softmax.py:232
-    vals = @private Float64 (8,)  # softmax.py:232
-    tk_v_group_reduce_smem7 = @localmem Float64 (256,)  # softmax.py:232
-    tk_v_group_reduce_smem18 = @localmem Float64 (256,)  # softmax.py:232
-    tk_u = @localmem Bool (2,)  # softmax.py:232
-    lane = @private Int32 (1,)  # softmax.py:232
-    base = @private Int32 (1,)  # softmax.py:232
-    m = @private Float64 (1,)  # softmax.py:232
-    k = @private Int32 (1,)  # softmax.py:232
-    c = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_result9 = @private Float64 (1,)  # softmax.py:232
-    s = @private Float64 (1,)  # softmax.py:232
-    tk_v_group_tree_tid22 = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_stride21 = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_result20 = @private Float64 (1,)  # softmax.py:232
-    local t::Int32 = zero(Int32)  # softmax.py:232
-    local r::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:232
-    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:232
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:232
-    local tk_f2::Int32 = zero(Int32)  # softmax.py:232
-    lane[1] = Int32(0)  # softmax.py:232
-    base[1] = Int32(0)  # softmax.py:232
-    m[1] = Float64(0.0)  # softmax.py:232
-    k[1] = Int32(0)  # softmax.py:232
-    c[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_result9[1] = Float64(0.0)  # softmax.py:232
-    s[1] = Float64(0.0)  # softmax.py:232
-    tk_v_group_tree_tid22[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_stride21[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_result20[1] = Float64(0.0)  # softmax.py:232
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:233
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:234
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:234
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:234
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:235
+@kernel function tk_softmax_cached_f87de4ec(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:233
+    tk_gi = @index(Global, Linear)  # softmax.py:233
+    tk_li = @index(Local, Linear)  # softmax.py:233
+    vals = @private Float64 (8,)  # softmax.py:233
+    tk_v_group_reduce_smem7 = @localmem Float64 (256,)  # softmax.py:233
+    tk_v_group_reduce_smem18 = @localmem Float64 (256,)  # softmax.py:233
+    tk_u = @localmem Bool (2,)  # softmax.py:233
+    lane = @private Int32 (1,)  # softmax.py:233
+    base = @private Int32 (1,)  # softmax.py:233
+    m = @private Float64 (1,)  # softmax.py:233
+    k = @private Int32 (1,)  # softmax.py:233
+    c = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_result9 = @private Float64 (1,)  # softmax.py:233
+    s = @private Float64 (1,)  # softmax.py:233
+    tk_v_group_tree_tid22 = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_stride21 = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_result20 = @private Float64 (1,)  # softmax.py:233
+    local t::Int32 = zero(Int32)  # softmax.py:233
+    local r::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:233
+    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:233
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:233
+    local tk_f2::Int32 = zero(Int32)  # softmax.py:233
+    lane[1] = Int32(0)  # softmax.py:233
+    base[1] = Int32(0)  # softmax.py:233
+    m[1] = Float64(0.0)  # softmax.py:233
+    k[1] = Int32(0)  # softmax.py:233
+    c[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_result9[1] = Float64(0.0)  # softmax.py:233
+    s[1] = Float64(0.0)  # softmax.py:233
+    tk_v_group_tree_tid22[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_stride21[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_result20[1] = Float64(0.0)  # softmax.py:233
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:234
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:235
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:235
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:235
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:236
     tk_v_row_start_ret1 = r * n  # softmax.py:94
-    base[1] = tk_v_row_start_ret1  # softmax.py:236
-    m[1] = -Inf64  # softmax.py:238
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:239
-        k[1] = tk_f1  # softmax.py:239
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:240
-        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:241
-        tk_v_take_at3 = base[1] + c[1]  # softmax.py:241
-        tk_v_take_left4 = n - c[1]  # softmax.py:241
-        tk_v_take_fill5 = -Inf32  # softmax.py:241
+    base[1] = tk_v_row_start_ret1  # softmax.py:237
+    m[1] = -Inf64  # softmax.py:239
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:240
+        k[1] = tk_f1  # softmax.py:240
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:241
+        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:242
+        tk_v_take_at3 = base[1] + c[1]  # softmax.py:242
+        tk_v_take_left4 = n - c[1]  # softmax.py:242
+        tk_v_take_fill5 = -Inf32  # softmax.py:242
         if tk_v_take_left4 >= Int32(8)  # _steps.py:22
             KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                 vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -1565,9 +1565,9 @@ end
             end
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:242
-        k[1] = tk_f2  # softmax.py:242
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:243
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:243
+        k[1] = tk_f2  # softmax.py:243
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:244
     end
     tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -1604,15 +1604,15 @@ end
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
     tk_v_group_reduce_ret8 = tk_v_group_tree_ret12  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret8  # softmax.py:244
-    s[1] = Float64(0.0)  # softmax.py:245
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:246
-        k[1] = tk_f3  # softmax.py:246
-        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:247
+    m[1] = tk_v_group_reduce_ret8  # softmax.py:245
+    s[1] = Float64(0.0)  # softmax.py:246
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:247
+        k[1] = tk_f3  # softmax.py:247
+        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:248
         tk_v_shifted_ret17 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v16 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v16 - m[1])  # softmax.py:62
-        e = exp(tk_v_shifted_ret17)  # softmax.py:247
-        s[1] = s[1] + e  # softmax.py:248
-        if !(want_log != Int32(0))  # softmax.py:249
+        e = exp(tk_v_shifted_ret17)  # softmax.py:248
+        s[1] = s[1] + e  # softmax.py:249
+        if !(want_log != Int32(0))  # softmax.py:250
             vals[(k[1] % Int64) + 1] = e  # softmax.py:71
         end
     end
@@ -1660,26 +1660,26 @@ end
     local tk_f5::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret23 = tk_v_group_tree_result20[1]  # reductions.py:30
     tk_v_group_reduce_ret19 = tk_v_group_tree_ret23  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret19  # softmax.py:251
-    ls = tk_log(s[1])  # softmax.py:252
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:253
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(7)  # softmax.py:254
-        k[1] = tk_f4  # softmax.py:254
-        if want_log != Int32(0)  # softmax.py:255
-            tk_v_shifted_v27 = vals[(k[1] % Int64) + 1]  # softmax.py:256
+    s[1] = tk_v_group_reduce_ret19  # softmax.py:252
+    ls = tk_log(s[1])  # softmax.py:253
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:254
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(7)  # softmax.py:255
+        k[1] = tk_f4  # softmax.py:255
+        if want_log != Int32(0)  # softmax.py:256
+            tk_v_shifted_v27 = vals[(k[1] % Int64) + 1]  # softmax.py:257
             tk_v_shifted_ret28 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v27 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v27 - m[1])  # softmax.py:62
-            vals[(k[1] % Int64) + 1] = tk_v_shifted_ret28 - ls  # softmax.py:256
+            vals[(k[1] % Int64) + 1] = tk_v_shifted_ret28 - ls  # softmax.py:257
         else
             tk_v_fetch_ret29 = vals[(k[1] % Int64) + 1]  # softmax.py:82
-            vals[(k[1] % Int64) + 1] = tk_v_fetch_ret29 * tk_v_inv  # softmax.py:258
+            vals[(k[1] % Int64) + 1] = tk_v_fetch_ret29 * tk_v_inv  # softmax.py:259
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(0)  # softmax.py:259
-        k[1] = tk_f5  # softmax.py:259
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:260
-        tk_v_put_at30 = base[1] + c[1]  # softmax.py:261
-        tk_v_put_left31 = n - c[1]  # softmax.py:261
-        tk_v_put_i32 = k[1] * Int32(8)  # softmax.py:261
+    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(0)  # softmax.py:260
+        k[1] = tk_f5  # softmax.py:260
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:261
+        tk_v_put_at30 = base[1] + c[1]  # softmax.py:262
+        tk_v_put_left31 = n - c[1]  # softmax.py:262
+        tk_v_put_i32 = k[1] * Int32(8)  # softmax.py:262
         if tk_v_put_left31 >= Int32(8)  # _steps.py:33
             KernelAbstractions.Extras.@unroll for outer tk_v_put_v33 in Int32(0):Int32(7)  # _steps.py:34
                 out[((tk_v_put_at30 + tk_v_put_v33) % Int64) + 1] = vals[((tk_v_put_i32 + tk_v_put_v33) % Int64) + 1]  # _steps.py:35
@@ -1697,67 +1697,67 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_2acf5284)) = 256  # softmax.py:232
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_f87de4ec)) = 256  # softmax.py:233
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_127f19cd(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:232
-    tk_gi = @index(Global, Linear)  # softmax.py:232
-    tk_li = @index(Local, Linear)  # softmax.py:232
-    vals = @private Float64 (16,)  # softmax.py:232
-    tk_v_group_reduce_smem7 = @localmem Float64 (256,)  # softmax.py:232
-    tk_v_group_reduce_smem18 = @localmem Float64 (256,)  # softmax.py:232
-    tk_u = @localmem Bool (2,)  # softmax.py:232
-    lane = @private Int32 (1,)  # softmax.py:232
-    base = @private Int32 (1,)  # softmax.py:232
-    m = @private Float64 (1,)  # softmax.py:232
-    k = @private Int32 (1,)  # softmax.py:232
-    c = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_result9 = @private Float64 (1,)  # softmax.py:232
-    s = @private Float64 (1,)  # softmax.py:232
-    tk_v_group_tree_tid22 = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_stride21 = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_result20 = @private Float64 (1,)  # softmax.py:232
-    local t::Int32 = zero(Int32)  # softmax.py:232
-    local r::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:232
-    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:232
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:232
-    local tk_f2::Int32 = zero(Int32)  # softmax.py:232
-    lane[1] = Int32(0)  # softmax.py:232
-    base[1] = Int32(0)  # softmax.py:232
-    m[1] = Float64(0.0)  # softmax.py:232
-    k[1] = Int32(0)  # softmax.py:232
-    c[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_result9[1] = Float64(0.0)  # softmax.py:232
-    s[1] = Float64(0.0)  # softmax.py:232
-    tk_v_group_tree_tid22[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_stride21[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_result20[1] = Float64(0.0)  # softmax.py:232
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:233
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:234
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:234
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:234
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:235
+@kernel function tk_softmax_cached_b4a6118f(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:233
+    tk_gi = @index(Global, Linear)  # softmax.py:233
+    tk_li = @index(Local, Linear)  # softmax.py:233
+    vals = @private Float64 (16,)  # softmax.py:233
+    tk_v_group_reduce_smem7 = @localmem Float64 (256,)  # softmax.py:233
+    tk_v_group_reduce_smem18 = @localmem Float64 (256,)  # softmax.py:233
+    tk_u = @localmem Bool (2,)  # softmax.py:233
+    lane = @private Int32 (1,)  # softmax.py:233
+    base = @private Int32 (1,)  # softmax.py:233
+    m = @private Float64 (1,)  # softmax.py:233
+    k = @private Int32 (1,)  # softmax.py:233
+    c = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_result9 = @private Float64 (1,)  # softmax.py:233
+    s = @private Float64 (1,)  # softmax.py:233
+    tk_v_group_tree_tid22 = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_stride21 = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_result20 = @private Float64 (1,)  # softmax.py:233
+    local t::Int32 = zero(Int32)  # softmax.py:233
+    local r::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:233
+    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:233
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:233
+    local tk_f2::Int32 = zero(Int32)  # softmax.py:233
+    lane[1] = Int32(0)  # softmax.py:233
+    base[1] = Int32(0)  # softmax.py:233
+    m[1] = Float64(0.0)  # softmax.py:233
+    k[1] = Int32(0)  # softmax.py:233
+    c[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_result9[1] = Float64(0.0)  # softmax.py:233
+    s[1] = Float64(0.0)  # softmax.py:233
+    tk_v_group_tree_tid22[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_stride21[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_result20[1] = Float64(0.0)  # softmax.py:233
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:234
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:235
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:235
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:235
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:236
     tk_v_row_start_ret1 = r * n  # softmax.py:94
-    base[1] = tk_v_row_start_ret1  # softmax.py:236
-    m[1] = -Inf64  # softmax.py:238
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:239
-        k[1] = tk_f1  # softmax.py:239
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:240
-        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:241
-        tk_v_take_at3 = base[1] + c[1]  # softmax.py:241
-        tk_v_take_left4 = n - c[1]  # softmax.py:241
-        tk_v_take_fill5 = -Inf32  # softmax.py:241
+    base[1] = tk_v_row_start_ret1  # softmax.py:237
+    m[1] = -Inf64  # softmax.py:239
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:240
+        k[1] = tk_f1  # softmax.py:240
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:241
+        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:242
+        tk_v_take_at3 = base[1] + c[1]  # softmax.py:242
+        tk_v_take_left4 = n - c[1]  # softmax.py:242
+        tk_v_take_fill5 = -Inf32  # softmax.py:242
         if tk_v_take_left4 >= Int32(8)  # _steps.py:22
             KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                 vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -1768,9 +1768,9 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_2acf5284)) = 256  # soft
             end
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:242
-        k[1] = tk_f2  # softmax.py:242
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:243
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:243
+        k[1] = tk_f2  # softmax.py:243
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:244
     end
     tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -1807,15 +1807,15 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_2acf5284)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
     tk_v_group_reduce_ret8 = tk_v_group_tree_ret12  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret8  # softmax.py:244
-    s[1] = Float64(0.0)  # softmax.py:245
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:246
-        k[1] = tk_f3  # softmax.py:246
-        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:247
+    m[1] = tk_v_group_reduce_ret8  # softmax.py:245
+    s[1] = Float64(0.0)  # softmax.py:246
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:247
+        k[1] = tk_f3  # softmax.py:247
+        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:248
         tk_v_shifted_ret17 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v16 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v16 - m[1])  # softmax.py:62
-        e = exp(tk_v_shifted_ret17)  # softmax.py:247
-        s[1] = s[1] + e  # softmax.py:248
-        if !(want_log != Int32(0))  # softmax.py:249
+        e = exp(tk_v_shifted_ret17)  # softmax.py:248
+        s[1] = s[1] + e  # softmax.py:249
+        if !(want_log != Int32(0))  # softmax.py:250
             vals[(k[1] % Int64) + 1] = e  # softmax.py:71
         end
     end
@@ -1863,26 +1863,26 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_2acf5284)) = 256  # soft
     local tk_f5::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret23 = tk_v_group_tree_result20[1]  # reductions.py:30
     tk_v_group_reduce_ret19 = tk_v_group_tree_ret23  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret19  # softmax.py:251
-    ls = tk_log(s[1])  # softmax.py:252
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:253
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(15)  # softmax.py:254
-        k[1] = tk_f4  # softmax.py:254
-        if want_log != Int32(0)  # softmax.py:255
-            tk_v_shifted_v27 = vals[(k[1] % Int64) + 1]  # softmax.py:256
+    s[1] = tk_v_group_reduce_ret19  # softmax.py:252
+    ls = tk_log(s[1])  # softmax.py:253
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:254
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(15)  # softmax.py:255
+        k[1] = tk_f4  # softmax.py:255
+        if want_log != Int32(0)  # softmax.py:256
+            tk_v_shifted_v27 = vals[(k[1] % Int64) + 1]  # softmax.py:257
             tk_v_shifted_ret28 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v27 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v27 - m[1])  # softmax.py:62
-            vals[(k[1] % Int64) + 1] = tk_v_shifted_ret28 - ls  # softmax.py:256
+            vals[(k[1] % Int64) + 1] = tk_v_shifted_ret28 - ls  # softmax.py:257
         else
             tk_v_fetch_ret29 = vals[(k[1] % Int64) + 1]  # softmax.py:82
-            vals[(k[1] % Int64) + 1] = tk_v_fetch_ret29 * tk_v_inv  # softmax.py:258
+            vals[(k[1] % Int64) + 1] = tk_v_fetch_ret29 * tk_v_inv  # softmax.py:259
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(1)  # softmax.py:259
-        k[1] = tk_f5  # softmax.py:259
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:260
-        tk_v_put_at30 = base[1] + c[1]  # softmax.py:261
-        tk_v_put_left31 = n - c[1]  # softmax.py:261
-        tk_v_put_i32 = k[1] * Int32(8)  # softmax.py:261
+    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(1)  # softmax.py:260
+        k[1] = tk_f5  # softmax.py:260
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:261
+        tk_v_put_at30 = base[1] + c[1]  # softmax.py:262
+        tk_v_put_left31 = n - c[1]  # softmax.py:262
+        tk_v_put_i32 = k[1] * Int32(8)  # softmax.py:262
         if tk_v_put_left31 >= Int32(8)  # _steps.py:33
             KernelAbstractions.Extras.@unroll for outer tk_v_put_v33 in Int32(0):Int32(7)  # _steps.py:34
                 out[((tk_v_put_at30 + tk_v_put_v33) % Int64) + 1] = vals[((tk_v_put_i32 + tk_v_put_v33) % Int64) + 1]  # _steps.py:35
@@ -1900,67 +1900,67 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_2acf5284)) = 256  # soft
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_127f19cd)) = 256  # softmax.py:232
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_b4a6118f)) = 256  # softmax.py:233
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_6d4e33c6(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:232
-    tk_gi = @index(Global, Linear)  # softmax.py:232
-    tk_li = @index(Local, Linear)  # softmax.py:232
-    vals = @private Float64 (32,)  # softmax.py:232
-    tk_v_group_reduce_smem7 = @localmem Float64 (256,)  # softmax.py:232
-    tk_v_group_reduce_smem18 = @localmem Float64 (256,)  # softmax.py:232
-    tk_u = @localmem Bool (2,)  # softmax.py:232
-    lane = @private Int32 (1,)  # softmax.py:232
-    base = @private Int32 (1,)  # softmax.py:232
-    m = @private Float64 (1,)  # softmax.py:232
-    k = @private Int32 (1,)  # softmax.py:232
-    c = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_result9 = @private Float64 (1,)  # softmax.py:232
-    s = @private Float64 (1,)  # softmax.py:232
-    tk_v_group_tree_tid22 = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_stride21 = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_result20 = @private Float64 (1,)  # softmax.py:232
-    local t::Int32 = zero(Int32)  # softmax.py:232
-    local r::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:232
-    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:232
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:232
-    local tk_f2::Int32 = zero(Int32)  # softmax.py:232
-    lane[1] = Int32(0)  # softmax.py:232
-    base[1] = Int32(0)  # softmax.py:232
-    m[1] = Float64(0.0)  # softmax.py:232
-    k[1] = Int32(0)  # softmax.py:232
-    c[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_result9[1] = Float64(0.0)  # softmax.py:232
-    s[1] = Float64(0.0)  # softmax.py:232
-    tk_v_group_tree_tid22[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_stride21[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_result20[1] = Float64(0.0)  # softmax.py:232
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:233
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:234
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:234
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:234
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:235
+@kernel function tk_softmax_cached_b4476eee(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:233
+    tk_gi = @index(Global, Linear)  # softmax.py:233
+    tk_li = @index(Local, Linear)  # softmax.py:233
+    vals = @private Float64 (32,)  # softmax.py:233
+    tk_v_group_reduce_smem7 = @localmem Float64 (256,)  # softmax.py:233
+    tk_v_group_reduce_smem18 = @localmem Float64 (256,)  # softmax.py:233
+    tk_u = @localmem Bool (2,)  # softmax.py:233
+    lane = @private Int32 (1,)  # softmax.py:233
+    base = @private Int32 (1,)  # softmax.py:233
+    m = @private Float64 (1,)  # softmax.py:233
+    k = @private Int32 (1,)  # softmax.py:233
+    c = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_result9 = @private Float64 (1,)  # softmax.py:233
+    s = @private Float64 (1,)  # softmax.py:233
+    tk_v_group_tree_tid22 = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_stride21 = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_result20 = @private Float64 (1,)  # softmax.py:233
+    local t::Int32 = zero(Int32)  # softmax.py:233
+    local r::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:233
+    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:233
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:233
+    local tk_f2::Int32 = zero(Int32)  # softmax.py:233
+    lane[1] = Int32(0)  # softmax.py:233
+    base[1] = Int32(0)  # softmax.py:233
+    m[1] = Float64(0.0)  # softmax.py:233
+    k[1] = Int32(0)  # softmax.py:233
+    c[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_result9[1] = Float64(0.0)  # softmax.py:233
+    s[1] = Float64(0.0)  # softmax.py:233
+    tk_v_group_tree_tid22[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_stride21[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_result20[1] = Float64(0.0)  # softmax.py:233
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:234
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:235
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:235
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:235
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:236
     tk_v_row_start_ret1 = r * n  # softmax.py:94
-    base[1] = tk_v_row_start_ret1  # softmax.py:236
-    m[1] = -Inf64  # softmax.py:238
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:239
-        k[1] = tk_f1  # softmax.py:239
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:240
-        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:241
-        tk_v_take_at3 = base[1] + c[1]  # softmax.py:241
-        tk_v_take_left4 = n - c[1]  # softmax.py:241
-        tk_v_take_fill5 = -Inf32  # softmax.py:241
+    base[1] = tk_v_row_start_ret1  # softmax.py:237
+    m[1] = -Inf64  # softmax.py:239
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:240
+        k[1] = tk_f1  # softmax.py:240
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:241
+        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:242
+        tk_v_take_at3 = base[1] + c[1]  # softmax.py:242
+        tk_v_take_left4 = n - c[1]  # softmax.py:242
+        tk_v_take_fill5 = -Inf32  # softmax.py:242
         if tk_v_take_left4 >= Int32(8)  # _steps.py:22
             KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                 vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -1971,9 +1971,9 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_127f19cd)) = 256  # soft
             end
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:242
-        k[1] = tk_f2  # softmax.py:242
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:243
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:243
+        k[1] = tk_f2  # softmax.py:243
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:244
     end
     tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -2010,15 +2010,15 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_127f19cd)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
     tk_v_group_reduce_ret8 = tk_v_group_tree_ret12  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret8  # softmax.py:244
-    s[1] = Float64(0.0)  # softmax.py:245
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:246
-        k[1] = tk_f3  # softmax.py:246
-        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:247
+    m[1] = tk_v_group_reduce_ret8  # softmax.py:245
+    s[1] = Float64(0.0)  # softmax.py:246
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:247
+        k[1] = tk_f3  # softmax.py:247
+        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:248
         tk_v_shifted_ret17 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v16 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v16 - m[1])  # softmax.py:62
-        e = exp(tk_v_shifted_ret17)  # softmax.py:247
-        s[1] = s[1] + e  # softmax.py:248
-        if !(want_log != Int32(0))  # softmax.py:249
+        e = exp(tk_v_shifted_ret17)  # softmax.py:248
+        s[1] = s[1] + e  # softmax.py:249
+        if !(want_log != Int32(0))  # softmax.py:250
             vals[(k[1] % Int64) + 1] = e  # softmax.py:71
         end
     end
@@ -2066,26 +2066,26 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_127f19cd)) = 256  # soft
     local tk_f5::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret23 = tk_v_group_tree_result20[1]  # reductions.py:30
     tk_v_group_reduce_ret19 = tk_v_group_tree_ret23  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret19  # softmax.py:251
-    ls = tk_log(s[1])  # softmax.py:252
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:253
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(31)  # softmax.py:254
-        k[1] = tk_f4  # softmax.py:254
-        if want_log != Int32(0)  # softmax.py:255
-            tk_v_shifted_v27 = vals[(k[1] % Int64) + 1]  # softmax.py:256
+    s[1] = tk_v_group_reduce_ret19  # softmax.py:252
+    ls = tk_log(s[1])  # softmax.py:253
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:254
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(31)  # softmax.py:255
+        k[1] = tk_f4  # softmax.py:255
+        if want_log != Int32(0)  # softmax.py:256
+            tk_v_shifted_v27 = vals[(k[1] % Int64) + 1]  # softmax.py:257
             tk_v_shifted_ret28 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v27 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v27 - m[1])  # softmax.py:62
-            vals[(k[1] % Int64) + 1] = tk_v_shifted_ret28 - ls  # softmax.py:256
+            vals[(k[1] % Int64) + 1] = tk_v_shifted_ret28 - ls  # softmax.py:257
         else
             tk_v_fetch_ret29 = vals[(k[1] % Int64) + 1]  # softmax.py:82
-            vals[(k[1] % Int64) + 1] = tk_v_fetch_ret29 * tk_v_inv  # softmax.py:258
+            vals[(k[1] % Int64) + 1] = tk_v_fetch_ret29 * tk_v_inv  # softmax.py:259
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(3)  # softmax.py:259
-        k[1] = tk_f5  # softmax.py:259
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:260
-        tk_v_put_at30 = base[1] + c[1]  # softmax.py:261
-        tk_v_put_left31 = n - c[1]  # softmax.py:261
-        tk_v_put_i32 = k[1] * Int32(8)  # softmax.py:261
+    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(3)  # softmax.py:260
+        k[1] = tk_f5  # softmax.py:260
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:261
+        tk_v_put_at30 = base[1] + c[1]  # softmax.py:262
+        tk_v_put_left31 = n - c[1]  # softmax.py:262
+        tk_v_put_i32 = k[1] * Int32(8)  # softmax.py:262
         if tk_v_put_left31 >= Int32(8)  # _steps.py:33
             KernelAbstractions.Extras.@unroll for outer tk_v_put_v33 in Int32(0):Int32(7)  # _steps.py:34
                 out[((tk_v_put_at30 + tk_v_put_v33) % Int64) + 1] = vals[((tk_v_put_i32 + tk_v_put_v33) % Int64) + 1]  # _steps.py:35
@@ -2103,79 +2103,79 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_127f19cd)) = 256  # soft
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_6d4e33c6)) = 256  # softmax.py:232
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_b4476eee)) = 256  # softmax.py:233
 
 # Tack kernel `_online`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__online_47aaa7c3(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:287
-    tk_gi = @index(Global, Linear)  # softmax.py:287
-    tk_li = @index(Local, Linear)  # softmax.py:287
-    vals = @private Float64 (8,)  # softmax.py:287
-    tk_v_group_reduce_smem15 = @localmem Float64 (256,)  # softmax.py:287
-    tk_v_group_reduce_smem26 = @localmem Float64 (256,)  # softmax.py:287
-    tk_u = @localmem Bool (2,)  # softmax.py:287
-    lane = @private Int32 (1,)  # softmax.py:287
-    base = @private Int32 (1,)  # softmax.py:287
-    m = @private Float64 (1,)  # softmax.py:287
-    s = @private Float64 (1,)  # softmax.py:287
-    c = @private Int32 (1,)  # softmax.py:287
-    tk_v_group_tree_tid19 = @private Int32 (1,)  # softmax.py:287
-    tk_v_group_tree_stride18 = @private Int32 (1,)  # softmax.py:287
-    tk_v_group_tree_result17 = @private Float64 (1,)  # softmax.py:287
-    big = @private Float64 (1,)  # softmax.py:287
-    tk_v_group_tree_tid30 = @private Int32 (1,)  # softmax.py:287
-    tk_v_group_tree_stride29 = @private Int32 (1,)  # softmax.py:287
-    tk_v_group_tree_result28 = @private Float64 (1,)  # softmax.py:287
-    local t::Int32 = zero(Int32)  # softmax.py:287
-    local r::Int32 = zero(Int32)  # softmax.py:287
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:287
-    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:287
-    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:287
-    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:287
-    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:287
-    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:287
-    local tk_v_online_step_m7::Float64 = zero(Float64)  # softmax.py:287
-    local tk_v_online_step_s8::Float64 = zero(Float64)  # softmax.py:287
-    local tk_v_online_step_big9::Float64 = zero(Float64)  # softmax.py:287
-    local tk_v_online_step_v10::Int32 = zero(Int32)  # softmax.py:287
-    local tk_v_shifted_v13::Float64 = zero(Float64)  # softmax.py:287
-    local tk_v_shifted_ret14::Float64 = zero(Float64)  # softmax.py:287
-    local tk_v_online_step_ret11::Float64 = zero(Float64)  # softmax.py:287
-    local tk_v_online_step_ret12::Float64 = zero(Float64)  # softmax.py:287
-    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:287
-    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:287
-    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:287
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:287
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:287
-    lane[1] = Int32(0)  # softmax.py:287
-    base[1] = Int32(0)  # softmax.py:287
-    m[1] = Float64(0.0)  # softmax.py:287
-    s[1] = Float64(0.0)  # softmax.py:287
-    c[1] = Int32(0)  # softmax.py:287
-    tk_v_group_tree_tid19[1] = Int32(0)  # softmax.py:287
-    tk_v_group_tree_stride18[1] = Int32(0)  # softmax.py:287
-    tk_v_group_tree_result17[1] = Float64(0.0)  # softmax.py:287
-    big[1] = Float64(0.0)  # softmax.py:287
-    tk_v_group_tree_tid30[1] = Int32(0)  # softmax.py:287
-    tk_v_group_tree_stride29[1] = Int32(0)  # softmax.py:287
-    tk_v_group_tree_result28[1] = Float64(0.0)  # softmax.py:287
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:288
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:289
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:289
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:289
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:290
+@kernel function tk__online_bf240616(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:288
+    tk_gi = @index(Global, Linear)  # softmax.py:288
+    tk_li = @index(Local, Linear)  # softmax.py:288
+    vals = @private Float64 (8,)  # softmax.py:288
+    tk_v_group_reduce_smem15 = @localmem Float64 (256,)  # softmax.py:288
+    tk_v_group_reduce_smem26 = @localmem Float64 (256,)  # softmax.py:288
+    tk_u = @localmem Bool (2,)  # softmax.py:288
+    lane = @private Int32 (1,)  # softmax.py:288
+    base = @private Int32 (1,)  # softmax.py:288
+    m = @private Float64 (1,)  # softmax.py:288
+    s = @private Float64 (1,)  # softmax.py:288
+    c = @private Int32 (1,)  # softmax.py:288
+    tk_v_group_tree_tid19 = @private Int32 (1,)  # softmax.py:288
+    tk_v_group_tree_stride18 = @private Int32 (1,)  # softmax.py:288
+    tk_v_group_tree_result17 = @private Float64 (1,)  # softmax.py:288
+    big = @private Float64 (1,)  # softmax.py:288
+    tk_v_group_tree_tid30 = @private Int32 (1,)  # softmax.py:288
+    tk_v_group_tree_stride29 = @private Int32 (1,)  # softmax.py:288
+    tk_v_group_tree_result28 = @private Float64 (1,)  # softmax.py:288
+    local t::Int32 = zero(Int32)  # softmax.py:288
+    local r::Int32 = zero(Int32)  # softmax.py:288
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:288
+    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:288
+    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:288
+    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:288
+    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:288
+    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:288
+    local tk_v_online_step_m7::Float64 = zero(Float64)  # softmax.py:288
+    local tk_v_online_step_s8::Float64 = zero(Float64)  # softmax.py:288
+    local tk_v_online_step_big9::Float64 = zero(Float64)  # softmax.py:288
+    local tk_v_online_step_v10::Int32 = zero(Int32)  # softmax.py:288
+    local tk_v_shifted_v13::Float64 = zero(Float64)  # softmax.py:288
+    local tk_v_shifted_ret14::Float64 = zero(Float64)  # softmax.py:288
+    local tk_v_online_step_ret11::Float64 = zero(Float64)  # softmax.py:288
+    local tk_v_online_step_ret12::Float64 = zero(Float64)  # softmax.py:288
+    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:288
+    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:288
+    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:288
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:288
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:288
+    lane[1] = Int32(0)  # softmax.py:288
+    base[1] = Int32(0)  # softmax.py:288
+    m[1] = Float64(0.0)  # softmax.py:288
+    s[1] = Float64(0.0)  # softmax.py:288
+    c[1] = Int32(0)  # softmax.py:288
+    tk_v_group_tree_tid19[1] = Int32(0)  # softmax.py:288
+    tk_v_group_tree_stride18[1] = Int32(0)  # softmax.py:288
+    tk_v_group_tree_result17[1] = Float64(0.0)  # softmax.py:288
+    big[1] = Float64(0.0)  # softmax.py:288
+    tk_v_group_tree_tid30[1] = Int32(0)  # softmax.py:288
+    tk_v_group_tree_stride29[1] = Int32(0)  # softmax.py:288
+    tk_v_group_tree_result28[1] = Float64(0.0)  # softmax.py:288
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:289
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:290
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:290
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:290
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:291
     tk_v_row_start_ret1 = r * n  # softmax.py:94
-    base[1] = tk_v_row_start_ret1  # softmax.py:291
-    m[1] = -Inf64  # softmax.py:293
-    s[1] = Float64(0.0)  # softmax.py:294
-    tk_v_start3 = (lane[1] * Int32(8)) % Int64  # softmax.py:295
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # softmax.py:295
-    if UInt32(0) < tk_v_trips1  # softmax.py:295
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:295
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(2048))) % Int32  # softmax.py:295
-            tk_v_take_i2 = Int32(0)  # softmax.py:296
-            tk_v_take_at3 = base[1] + c[1]  # softmax.py:296
-            tk_v_take_left4 = n - c[1]  # softmax.py:296
-            tk_v_take_fill5 = 0.0f0  # softmax.py:296
+    base[1] = tk_v_row_start_ret1  # softmax.py:292
+    m[1] = -Inf64  # softmax.py:294
+    s[1] = Float64(0.0)  # softmax.py:295
+    tk_v_start3 = (lane[1] * Int32(8)) % Int64  # softmax.py:296
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # softmax.py:296
+    if UInt32(0) < tk_v_trips1  # softmax.py:296
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:296
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(2048))) % Int32  # softmax.py:296
+            tk_v_take_i2 = Int32(0)  # softmax.py:297
+            tk_v_take_at3 = base[1] + c[1]  # softmax.py:297
+            tk_v_take_left4 = n - c[1]  # softmax.py:297
+            tk_v_take_fill5 = 0.0f0  # softmax.py:297
             if tk_v_take_left4 >= Int32(8)  # _steps.py:22
                 KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                     vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -2185,29 +2185,29 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_6d4e33c6)) = 256  # soft
                     vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : Float64(0.0)  # _steps.py:27
                 end
             end
-            tk_v_online_step_m7 = m[1]  # softmax.py:297
-            tk_v_online_step_s8 = s[1]  # softmax.py:297
-            tk_v_online_step_big9 = tk_v_online_step_m7  # softmax.py:273
-            KernelAbstractions.Extras.@unroll for outer tk_v_online_step_v10 in Int32(0):Int32(7)  # softmax.py:274
-                if ((c[1] + tk_v_online_step_v10) < n) && (vals[(tk_v_online_step_v10 % Int64) + 1] > tk_v_online_step_big9)  # softmax.py:275
-                    tk_v_online_step_big9 = vals[(tk_v_online_step_v10 % Int64) + 1]  # softmax.py:276
+            tk_v_online_step_m7 = m[1]  # softmax.py:298
+            tk_v_online_step_s8 = s[1]  # softmax.py:298
+            tk_v_online_step_big9 = tk_v_online_step_m7  # softmax.py:274
+            KernelAbstractions.Extras.@unroll for outer tk_v_online_step_v10 in Int32(0):Int32(7)  # softmax.py:275
+                if ((c[1] + tk_v_online_step_v10) < n) && (vals[(tk_v_online_step_v10 % Int64) + 1] > tk_v_online_step_big9)  # softmax.py:276
+                    tk_v_online_step_big9 = vals[(tk_v_online_step_v10 % Int64) + 1]  # softmax.py:277
                 end
             end
-            if tk_v_online_step_big9 > tk_v_online_step_m7  # softmax.py:277
-                tk_v_online_step_s8 = tk_v_online_step_s8 * exp(tk_v_online_step_m7 - tk_v_online_step_big9)  # softmax.py:278
-                tk_v_online_step_m7 = tk_v_online_step_big9  # softmax.py:279
+            if tk_v_online_step_big9 > tk_v_online_step_m7  # softmax.py:278
+                tk_v_online_step_s8 = tk_v_online_step_s8 * exp(tk_v_online_step_m7 - tk_v_online_step_big9)  # softmax.py:279
+                tk_v_online_step_m7 = tk_v_online_step_big9  # softmax.py:280
             end
-            KernelAbstractions.Extras.@unroll for outer tk_v_online_step_v10 in Int32(0):Int32(7)  # softmax.py:280
-                if ((c[1] + tk_v_online_step_v10) < n) && (vals[(tk_v_online_step_v10 % Int64) + 1] != (-Inf64))  # softmax.py:281
-                    tk_v_shifted_v13 = vals[(tk_v_online_step_v10 % Int64) + 1]  # softmax.py:282
+            KernelAbstractions.Extras.@unroll for outer tk_v_online_step_v10 in Int32(0):Int32(7)  # softmax.py:281
+                if ((c[1] + tk_v_online_step_v10) < n) && (vals[(tk_v_online_step_v10 % Int64) + 1] != (-Inf64))  # softmax.py:282
+                    tk_v_shifted_v13 = vals[(tk_v_online_step_v10 % Int64) + 1]  # softmax.py:283
                     tk_v_shifted_ret14 = ifelse(tk_v_online_step_m7 == Inf64, ifelse(tk_v_shifted_v13 == tk_v_online_step_m7, Float64(0.0), -Inf64), tk_v_shifted_v13 - tk_v_online_step_m7)  # softmax.py:62
-                    tk_v_online_step_s8 = tk_v_online_step_s8 + exp(tk_v_shifted_ret14)  # softmax.py:282
+                    tk_v_online_step_s8 = tk_v_online_step_s8 + exp(tk_v_shifted_ret14)  # softmax.py:283
                 end
             end
-            tk_v_online_step_ret11 = tk_v_online_step_m7  # softmax.py:283
-            tk_v_online_step_ret12 = tk_v_online_step_s8  # softmax.py:283
-            m[1] = tk_v_online_step_ret11  # softmax.py:297
-            s[1] = tk_v_online_step_ret12  # softmax.py:297
+            tk_v_online_step_ret11 = tk_v_online_step_m7  # softmax.py:284
+            tk_v_online_step_ret12 = tk_v_online_step_s8  # softmax.py:284
+            m[1] = tk_v_online_step_ret11  # softmax.py:298
+            s[1] = tk_v_online_step_ret12  # softmax.py:298
         end
     end
     tk_v_group_tree_tid19[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -2243,9 +2243,9 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_6d4e33c6)) = 256  # soft
     local tk_v_group_reduce_x24::Float64 = zero(Float64)  # reductions.py:30
     tk_v_group_tree_ret20 = tk_v_group_tree_result17[1]  # reductions.py:30
     tk_v_group_reduce_ret16 = tk_v_group_tree_ret20  # reductions.py:38
-    big[1] = tk_v_group_reduce_ret16  # softmax.py:298
+    big[1] = tk_v_group_reduce_ret16  # softmax.py:299
     tk_v_shifted_ret25 = ifelse(big[1] == Inf64, ifelse(m[1] == big[1], Float64(0.0), -Inf64), m[1] - big[1])  # softmax.py:62
-    tk_v_group_reduce_x24 = s[1] * exp(tk_v_shifted_ret25)  # softmax.py:300
+    tk_v_group_reduce_x24 = s[1] * exp(tk_v_shifted_ret25)  # softmax.py:301
     tk_v_group_tree_tid30[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem26[(tk_v_group_tree_tid30[1] % Int64) + 1] = tk_v_group_reduce_x24  # reductions.py:20
     @synchronize()  # reductions.py:21
@@ -2296,17 +2296,17 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_6d4e33c6)) = 256  # soft
     local tk_v_start8::Int64 = zero(Int64)  # reductions.py:30
     tk_v_group_tree_ret31 = tk_v_group_tree_result28[1]  # reductions.py:30
     tk_v_group_reduce_ret27 = tk_v_group_tree_ret31  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret27  # softmax.py:300
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:301
-    tk_v_start8 = (lane[1] * Int32(8)) % Int64  # softmax.py:302
-    tk_v_trips6 = div((max((n % Int64) - tk_v_start8, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # softmax.py:302
-    if UInt32(0) < tk_v_trips6  # softmax.py:302
-        for outer tk_v_k7 in UInt32(0):(tk_v_trips6 - UInt32(1))  # softmax.py:302
-            c[1] = (tk_v_start8 + ((tk_v_k7 % Int64) * Int64(2048))) % Int32  # softmax.py:302
-            tk_v_take_i35 = Int32(0)  # softmax.py:303
-            tk_v_take_at36 = base[1] + c[1]  # softmax.py:303
-            tk_v_take_left37 = n - c[1]  # softmax.py:303
-            tk_v_take_fill38 = 0.0f0  # softmax.py:303
+    s[1] = tk_v_group_reduce_ret27  # softmax.py:301
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:302
+    tk_v_start8 = (lane[1] * Int32(8)) % Int64  # softmax.py:303
+    tk_v_trips6 = div((max((n % Int64) - tk_v_start8, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # softmax.py:303
+    if UInt32(0) < tk_v_trips6  # softmax.py:303
+        for outer tk_v_k7 in UInt32(0):(tk_v_trips6 - UInt32(1))  # softmax.py:303
+            c[1] = (tk_v_start8 + ((tk_v_k7 % Int64) * Int64(2048))) % Int32  # softmax.py:303
+            tk_v_take_i35 = Int32(0)  # softmax.py:304
+            tk_v_take_at36 = base[1] + c[1]  # softmax.py:304
+            tk_v_take_left37 = n - c[1]  # softmax.py:304
+            tk_v_take_fill38 = 0.0f0  # softmax.py:304
             if tk_v_take_left37 >= Int32(8)  # _steps.py:22
                 KernelAbstractions.Extras.@unroll for outer tk_v_take_v39 in Int32(0):Int32(7)  # _steps.py:23
                     vals[((tk_v_take_i35 + tk_v_take_v39) % Int64) + 1] = x[((tk_v_take_at36 + tk_v_take_v39) % Int64) + 1]  # _steps.py:24
@@ -2316,15 +2316,15 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_6d4e33c6)) = 256  # soft
                     vals[((tk_v_take_i35 + tk_v_take_v39) % Int64) + 1] = (tk_v_take_v39 < tk_v_take_left37) ? x[((tk_v_take_at36 + tk_v_take_v39) % Int64) + 1] : Float64(0.0)  # _steps.py:27
                 end
             end
-            KernelAbstractions.Extras.@unroll for outer v in Int32(0):Int32(7)  # softmax.py:304
-                tk_v_shifted_v40 = vals[(v % Int64) + 1]  # softmax.py:305
+            KernelAbstractions.Extras.@unroll for outer v in Int32(0):Int32(7)  # softmax.py:305
+                tk_v_shifted_v40 = vals[(v % Int64) + 1]  # softmax.py:306
                 tk_v_shifted_ret41 = ifelse(big[1] == Inf64, ifelse(tk_v_shifted_v40 == big[1], Float64(0.0), -Inf64), tk_v_shifted_v40 - big[1])  # softmax.py:62
-                e = tk_v_shifted_ret41  # softmax.py:305
-                vals[(v % Int64) + 1] = (want_log != Int32(0)) ? (e - tk_log(s[1])) : (exp(e) * tk_v_inv)  # softmax.py:306
+                e = tk_v_shifted_ret41  # softmax.py:306
+                vals[(v % Int64) + 1] = (want_log != Int32(0)) ? (e - tk_log(s[1])) : (exp(e) * tk_v_inv)  # softmax.py:307
             end
-            tk_v_put_at42 = base[1] + c[1]  # softmax.py:307
-            tk_v_put_left43 = n - c[1]  # softmax.py:307
-            tk_v_put_i44 = Int32(0)  # softmax.py:307
+            tk_v_put_at42 = base[1] + c[1]  # softmax.py:308
+            tk_v_put_left43 = n - c[1]  # softmax.py:308
+            tk_v_put_i44 = Int32(0)  # softmax.py:308
             if tk_v_put_left43 >= Int32(8)  # _steps.py:33
                 KernelAbstractions.Extras.@unroll for outer tk_v_put_v45 in Int32(0):Int32(7)  # _steps.py:34
                     out[((tk_v_put_at42 + tk_v_put_v45) % Int64) + 1] = vals[((tk_v_put_i44 + tk_v_put_v45) % Int64) + 1]  # _steps.py:35
@@ -2343,7 +2343,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_6d4e33c6)) = 256  # soft
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__online_47aaa7c3)) = 256  # softmax.py:287
+TackRuntime.tk_workgroupsize(::typeof(tk__online_bf240616)) = 256  # softmax.py:288
 
 # Tack kernel `_rows`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
 @kernel function tk__rows_add139ae(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:175
@@ -2564,122 +2564,122 @@ TackRuntime.tk_workgroupsize(::typeof(tk__online_47aaa7c3)) = 256  # softmax.py:
 end
 
 # Tack kernel `_columns`, specialization (x: f16[?], out: f16[?], columns: i32, n: i32, inner: i32, want_log: i32)
-@kernel function tk__columns_b24d99be(x::AbstractVector{Float16}, out::AbstractVector{Float16}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:208
-    tk_gi = @index(Global, Linear)  # softmax.py:208
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:208
-    local t::Int32 = zero(Int32)  # softmax.py:208
-    local base::Int32 = zero(Int32)  # softmax.py:208
-    local m::Float32 = zero(Float32)  # softmax.py:208
-    local c::Int32 = zero(Int32)  # softmax.py:208
-    local s::Float32 = zero(Float32)  # softmax.py:208
-    local tk_v_shifted_v1::Float16 = zero(Float16)  # softmax.py:208
-    local tk_v_shifted_ret2::Float32 = zero(Float32)  # softmax.py:208
-    local ls::Float32 = zero(Float32)  # softmax.py:208
-    local tk_v_shifted_v3::Float16 = zero(Float16)  # softmax.py:208
-    local tk_v_shifted_ret4::Float32 = zero(Float32)  # softmax.py:208
-    local v::Float32 = zero(Float32)  # softmax.py:208
-    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:208
-    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:208
-    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:208
-    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:208
-    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:208
-    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:208
-    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:208
-    if tk_t < tk_n  # softmax.py:208
-        t = tk_t % Int32  # softmax.py:209
-        tk_v_cse1 = inner == Int32(-1)  # softmax.py:210
-        tk_v_cse2 = inner == Int32(0)  # softmax.py:210
-        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:210
-        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:210
-        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:210
-        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:210
-        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:210
-        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:210
-        m = -Inf32  # softmax.py:211
-        if Int32(0) < n  # softmax.py:212
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:212
-                m = tk_maxnum(m, Float32(x[((base + (c * inner)) % Int64) + 1]))  # softmax.py:213
+@kernel function tk__columns_d82c2c07(x::AbstractVector{Float16}, out::AbstractVector{Float16}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:209
+    tk_gi = @index(Global, Linear)  # softmax.py:209
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:209
+    local t::Int32 = zero(Int32)  # softmax.py:209
+    local base::Int32 = zero(Int32)  # softmax.py:209
+    local m::Float32 = zero(Float32)  # softmax.py:209
+    local c::Int32 = zero(Int32)  # softmax.py:209
+    local s::Float32 = zero(Float32)  # softmax.py:209
+    local tk_v_shifted_v1::Float16 = zero(Float16)  # softmax.py:209
+    local tk_v_shifted_ret2::Float32 = zero(Float32)  # softmax.py:209
+    local ls::Float32 = zero(Float32)  # softmax.py:209
+    local tk_v_shifted_v3::Float16 = zero(Float16)  # softmax.py:209
+    local tk_v_shifted_ret4::Float32 = zero(Float32)  # softmax.py:209
+    local v::Float32 = zero(Float32)  # softmax.py:209
+    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:209
+    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:209
+    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:209
+    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:209
+    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:209
+    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:209
+    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:209
+    if tk_t < tk_n  # softmax.py:209
+        t = tk_t % Int32  # softmax.py:210
+        tk_v_cse1 = inner == Int32(-1)  # softmax.py:211
+        tk_v_cse2 = inner == Int32(0)  # softmax.py:211
+        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:211
+        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:211
+        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:211
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:211
+        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:211
+        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:211
+        m = -Inf32  # softmax.py:212
+        if Int32(0) < n  # softmax.py:213
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:213
+                m = tk_maxnum(m, Float32(x[((base + (c * inner)) % Int64) + 1]))  # softmax.py:214
             end
         end
-        s = 0.0f0  # softmax.py:214
-        if Int32(0) < n  # softmax.py:215
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:215
-                tk_v_shifted_v1 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:216
+        s = 0.0f0  # softmax.py:215
+        if Int32(0) < n  # softmax.py:216
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:216
+                tk_v_shifted_v1 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:217
                 tk_v_shifted_ret2 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v1) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v1) - m)  # softmax.py:62
-                s = s + exp(tk_v_shifted_ret2)  # softmax.py:216
+                s = s + exp(tk_v_shifted_ret2)  # softmax.py:217
             end
         end
-        ls = tk_log(s)  # softmax.py:217
-        if Int32(0) < n  # softmax.py:218
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:218
-                tk_v_shifted_v3 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:219
+        ls = tk_log(s)  # softmax.py:218
+        if Int32(0) < n  # softmax.py:219
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:219
+                tk_v_shifted_v3 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:220
                 tk_v_shifted_ret4 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v3) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v3) - m)  # softmax.py:62
-                v = tk_v_shifted_ret4 - ls  # softmax.py:219
-                out[((base + (c * inner)) % Int64) + 1] = Float16((want_log != Int32(0)) ? v : exp(v))  # softmax.py:220
+                v = tk_v_shifted_ret4 - ls  # softmax.py:220
+                out[((base + (c * inner)) % Int64) + 1] = Float16((want_log != Int32(0)) ? v : exp(v))  # softmax.py:221
             end
         end
     end
 end
 
 # Tack kernel `softmax_cached`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_8b02d1ac(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:232
-    tk_gi = @index(Global, Linear)  # softmax.py:232
-    tk_li = @index(Local, Linear)  # softmax.py:232
-    vals = @private Float16 (8,)  # softmax.py:232
-    tk_v_group_reduce_f32_smem7 = @localmem Float32 (256,)  # softmax.py:232
-    tk_v_group_reduce_f32_smem19 = @localmem Float32 (256,)  # softmax.py:232
-    tk_u = @localmem Bool (2,)  # softmax.py:232
-    lane = @private Int32 (1,)  # softmax.py:232
-    base = @private Int32 (1,)  # softmax.py:232
-    m = @private Float32 (1,)  # softmax.py:232
-    k = @private Int32 (1,)  # softmax.py:232
-    c = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_result9 = @private Float32 (1,)  # softmax.py:232
-    s = @private Float32 (1,)  # softmax.py:232
-    tk_v_group_tree_tid23 = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_stride22 = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_result21 = @private Float32 (1,)  # softmax.py:232
-    local t::Int32 = zero(Int32)  # softmax.py:232
-    local r::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:232
-    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:232
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:232
-    local tk_f2::Int32 = zero(Int32)  # softmax.py:232
-    lane[1] = Int32(0)  # softmax.py:232
-    base[1] = Int32(0)  # softmax.py:232
-    m[1] = 0.0f0  # softmax.py:232
-    k[1] = Int32(0)  # softmax.py:232
-    c[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_result9[1] = 0.0f0  # softmax.py:232
-    s[1] = 0.0f0  # softmax.py:232
-    tk_v_group_tree_tid23[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_stride22[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_result21[1] = 0.0f0  # softmax.py:232
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:233
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:234
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:234
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:234
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:235
+@kernel function tk_softmax_cached_7d8282a7(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:233
+    tk_gi = @index(Global, Linear)  # softmax.py:233
+    tk_li = @index(Local, Linear)  # softmax.py:233
+    vals = @private Float16 (8,)  # softmax.py:233
+    tk_v_group_reduce_f32_smem7 = @localmem Float32 (256,)  # softmax.py:233
+    tk_v_group_reduce_f32_smem19 = @localmem Float32 (256,)  # softmax.py:233
+    tk_u = @localmem Bool (2,)  # softmax.py:233
+    lane = @private Int32 (1,)  # softmax.py:233
+    base = @private Int32 (1,)  # softmax.py:233
+    m = @private Float32 (1,)  # softmax.py:233
+    k = @private Int32 (1,)  # softmax.py:233
+    c = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_result9 = @private Float32 (1,)  # softmax.py:233
+    s = @private Float32 (1,)  # softmax.py:233
+    tk_v_group_tree_tid23 = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_stride22 = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_result21 = @private Float32 (1,)  # softmax.py:233
+    local t::Int32 = zero(Int32)  # softmax.py:233
+    local r::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:233
+    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:233
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:233
+    local tk_f2::Int32 = zero(Int32)  # softmax.py:233
+    lane[1] = Int32(0)  # softmax.py:233
+    base[1] = Int32(0)  # softmax.py:233
+    m[1] = 0.0f0  # softmax.py:233
+    k[1] = Int32(0)  # softmax.py:233
+    c[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_result9[1] = 0.0f0  # softmax.py:233
+    s[1] = 0.0f0  # softmax.py:233
+    tk_v_group_tree_tid23[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_stride22[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_result21[1] = 0.0f0  # softmax.py:233
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:234
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:235
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:235
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:235
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:236
     tk_v_row_start_ret1 = r * n  # softmax.py:94
-    base[1] = tk_v_row_start_ret1  # softmax.py:236
-    m[1] = -Inf32  # softmax.py:238
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:239
-        k[1] = tk_f1  # softmax.py:239
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:240
-        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:241
-        tk_v_take_at3 = base[1] + c[1]  # softmax.py:241
-        tk_v_take_left4 = n - c[1]  # softmax.py:241
-        tk_v_take_fill5 = -Inf32  # softmax.py:241
+    base[1] = tk_v_row_start_ret1  # softmax.py:237
+    m[1] = -Inf32  # softmax.py:239
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:240
+        k[1] = tk_f1  # softmax.py:240
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:241
+        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:242
+        tk_v_take_at3 = base[1] + c[1]  # softmax.py:242
+        tk_v_take_left4 = n - c[1]  # softmax.py:242
+        tk_v_take_fill5 = -Inf32  # softmax.py:242
         if tk_v_take_left4 >= Int32(8)  # _steps.py:22
             KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                 vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -2690,9 +2690,9 @@ end
             end
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:242
-        k[1] = tk_f2  # softmax.py:242
-        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:243
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:243
+        k[1] = tk_f2  # softmax.py:243
+        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:244
     end
     tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -2730,15 +2730,15 @@ end
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret8 = tk_v_group_tree_ret12  # reductions.py:46
-    m[1] = tk_v_group_reduce_f32_ret8  # softmax.py:244
-    s[1] = 0.0f0  # softmax.py:245
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:246
-        k[1] = tk_f3  # softmax.py:246
-        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:247
+    m[1] = tk_v_group_reduce_f32_ret8  # softmax.py:245
+    s[1] = 0.0f0  # softmax.py:246
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:247
+        k[1] = tk_f3  # softmax.py:247
+        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:248
         tk_v_shifted_ret17 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v16) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v16) - m[1])  # softmax.py:62
-        e = exp(tk_v_shifted_ret17)  # softmax.py:247
-        s[1] = s[1] + e  # softmax.py:248
-        if !(want_log != Int32(0))  # softmax.py:249
+        e = exp(tk_v_shifted_ret17)  # softmax.py:248
+        s[1] = s[1] + e  # softmax.py:249
+        if !(want_log != Int32(0))  # softmax.py:250
             tk_v_no_stash_ret18 = e  # softmax.py:77
         end
     end
@@ -2788,28 +2788,28 @@ end
     local tk_f5::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret24 = tk_v_group_tree_result21[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret20 = tk_v_group_tree_ret24  # reductions.py:46
-    s[1] = tk_v_group_reduce_f32_ret20  # softmax.py:251
-    ls = tk_log(s[1])  # softmax.py:252
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:253
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(7)  # softmax.py:254
-        k[1] = tk_f4  # softmax.py:254
-        if want_log != Int32(0)  # softmax.py:255
-            tk_v_shifted_v28 = vals[(k[1] % Int64) + 1]  # softmax.py:256
+    s[1] = tk_v_group_reduce_f32_ret20  # softmax.py:252
+    ls = tk_log(s[1])  # softmax.py:253
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:254
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(7)  # softmax.py:255
+        k[1] = tk_f4  # softmax.py:255
+        if want_log != Int32(0)  # softmax.py:256
+            tk_v_shifted_v28 = vals[(k[1] % Int64) + 1]  # softmax.py:257
             tk_v_shifted_ret29 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v28) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v28) - m[1])  # softmax.py:62
-            vals[(k[1] % Int64) + 1] = Float16(tk_v_shifted_ret29 - ls)  # softmax.py:256
+            vals[(k[1] % Int64) + 1] = Float16(tk_v_shifted_ret29 - ls)  # softmax.py:257
         else
             tk_v_shifted_v31 = vals[(k[1] % Int64) + 1]  # softmax.py:88
             tk_v_shifted_ret32 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v31) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v31) - m[1])  # softmax.py:62
             tk_v_recompute_ret30 = exp(tk_v_shifted_ret32)  # softmax.py:88
-            vals[(k[1] % Int64) + 1] = Float16(tk_v_recompute_ret30 * tk_v_inv)  # softmax.py:258
+            vals[(k[1] % Int64) + 1] = Float16(tk_v_recompute_ret30 * tk_v_inv)  # softmax.py:259
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(0)  # softmax.py:259
-        k[1] = tk_f5  # softmax.py:259
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:260
-        tk_v_put_at33 = base[1] + c[1]  # softmax.py:261
-        tk_v_put_left34 = n - c[1]  # softmax.py:261
-        tk_v_put_i35 = k[1] * Int32(8)  # softmax.py:261
+    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(0)  # softmax.py:260
+        k[1] = tk_f5  # softmax.py:260
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:261
+        tk_v_put_at33 = base[1] + c[1]  # softmax.py:262
+        tk_v_put_left34 = n - c[1]  # softmax.py:262
+        tk_v_put_i35 = k[1] * Int32(8)  # softmax.py:262
         if tk_v_put_left34 >= Int32(8)  # _steps.py:33
             KernelAbstractions.Extras.@unroll for outer tk_v_put_v36 in Int32(0):Int32(7)  # _steps.py:34
                 out[((tk_v_put_at33 + tk_v_put_v36) % Int64) + 1] = vals[((tk_v_put_i35 + tk_v_put_v36) % Int64) + 1]  # _steps.py:35
@@ -2827,67 +2827,67 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_8b02d1ac)) = 256  # softmax.py:232
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_7d8282a7)) = 256  # softmax.py:233
 
 # Tack kernel `softmax_cached`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_041b6ea6(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:232
-    tk_gi = @index(Global, Linear)  # softmax.py:232
-    tk_li = @index(Local, Linear)  # softmax.py:232
-    vals = @private Float16 (16,)  # softmax.py:232
-    tk_v_group_reduce_f32_smem7 = @localmem Float32 (256,)  # softmax.py:232
-    tk_v_group_reduce_f32_smem19 = @localmem Float32 (256,)  # softmax.py:232
-    tk_u = @localmem Bool (2,)  # softmax.py:232
-    lane = @private Int32 (1,)  # softmax.py:232
-    base = @private Int32 (1,)  # softmax.py:232
-    m = @private Float32 (1,)  # softmax.py:232
-    k = @private Int32 (1,)  # softmax.py:232
-    c = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_result9 = @private Float32 (1,)  # softmax.py:232
-    s = @private Float32 (1,)  # softmax.py:232
-    tk_v_group_tree_tid23 = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_stride22 = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_result21 = @private Float32 (1,)  # softmax.py:232
-    local t::Int32 = zero(Int32)  # softmax.py:232
-    local r::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:232
-    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:232
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:232
-    local tk_f2::Int32 = zero(Int32)  # softmax.py:232
-    lane[1] = Int32(0)  # softmax.py:232
-    base[1] = Int32(0)  # softmax.py:232
-    m[1] = 0.0f0  # softmax.py:232
-    k[1] = Int32(0)  # softmax.py:232
-    c[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_result9[1] = 0.0f0  # softmax.py:232
-    s[1] = 0.0f0  # softmax.py:232
-    tk_v_group_tree_tid23[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_stride22[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_result21[1] = 0.0f0  # softmax.py:232
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:233
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:234
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:234
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:234
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:235
+@kernel function tk_softmax_cached_13210e11(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:233
+    tk_gi = @index(Global, Linear)  # softmax.py:233
+    tk_li = @index(Local, Linear)  # softmax.py:233
+    vals = @private Float16 (16,)  # softmax.py:233
+    tk_v_group_reduce_f32_smem7 = @localmem Float32 (256,)  # softmax.py:233
+    tk_v_group_reduce_f32_smem19 = @localmem Float32 (256,)  # softmax.py:233
+    tk_u = @localmem Bool (2,)  # softmax.py:233
+    lane = @private Int32 (1,)  # softmax.py:233
+    base = @private Int32 (1,)  # softmax.py:233
+    m = @private Float32 (1,)  # softmax.py:233
+    k = @private Int32 (1,)  # softmax.py:233
+    c = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_result9 = @private Float32 (1,)  # softmax.py:233
+    s = @private Float32 (1,)  # softmax.py:233
+    tk_v_group_tree_tid23 = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_stride22 = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_result21 = @private Float32 (1,)  # softmax.py:233
+    local t::Int32 = zero(Int32)  # softmax.py:233
+    local r::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:233
+    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:233
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:233
+    local tk_f2::Int32 = zero(Int32)  # softmax.py:233
+    lane[1] = Int32(0)  # softmax.py:233
+    base[1] = Int32(0)  # softmax.py:233
+    m[1] = 0.0f0  # softmax.py:233
+    k[1] = Int32(0)  # softmax.py:233
+    c[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_result9[1] = 0.0f0  # softmax.py:233
+    s[1] = 0.0f0  # softmax.py:233
+    tk_v_group_tree_tid23[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_stride22[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_result21[1] = 0.0f0  # softmax.py:233
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:234
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:235
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:235
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:235
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:236
     tk_v_row_start_ret1 = r * n  # softmax.py:94
-    base[1] = tk_v_row_start_ret1  # softmax.py:236
-    m[1] = -Inf32  # softmax.py:238
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:239
-        k[1] = tk_f1  # softmax.py:239
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:240
-        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:241
-        tk_v_take_at3 = base[1] + c[1]  # softmax.py:241
-        tk_v_take_left4 = n - c[1]  # softmax.py:241
-        tk_v_take_fill5 = -Inf32  # softmax.py:241
+    base[1] = tk_v_row_start_ret1  # softmax.py:237
+    m[1] = -Inf32  # softmax.py:239
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:240
+        k[1] = tk_f1  # softmax.py:240
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:241
+        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:242
+        tk_v_take_at3 = base[1] + c[1]  # softmax.py:242
+        tk_v_take_left4 = n - c[1]  # softmax.py:242
+        tk_v_take_fill5 = -Inf32  # softmax.py:242
         if tk_v_take_left4 >= Int32(8)  # _steps.py:22
             KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                 vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -2898,9 +2898,9 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_8b02d1ac)) = 256  # soft
             end
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:242
-        k[1] = tk_f2  # softmax.py:242
-        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:243
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:243
+        k[1] = tk_f2  # softmax.py:243
+        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:244
     end
     tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -2938,15 +2938,15 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_8b02d1ac)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret8 = tk_v_group_tree_ret12  # reductions.py:46
-    m[1] = tk_v_group_reduce_f32_ret8  # softmax.py:244
-    s[1] = 0.0f0  # softmax.py:245
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:246
-        k[1] = tk_f3  # softmax.py:246
-        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:247
+    m[1] = tk_v_group_reduce_f32_ret8  # softmax.py:245
+    s[1] = 0.0f0  # softmax.py:246
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:247
+        k[1] = tk_f3  # softmax.py:247
+        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:248
         tk_v_shifted_ret17 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v16) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v16) - m[1])  # softmax.py:62
-        e = exp(tk_v_shifted_ret17)  # softmax.py:247
-        s[1] = s[1] + e  # softmax.py:248
-        if !(want_log != Int32(0))  # softmax.py:249
+        e = exp(tk_v_shifted_ret17)  # softmax.py:248
+        s[1] = s[1] + e  # softmax.py:249
+        if !(want_log != Int32(0))  # softmax.py:250
             tk_v_no_stash_ret18 = e  # softmax.py:77
         end
     end
@@ -2996,28 +2996,28 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_8b02d1ac)) = 256  # soft
     local tk_f5::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret24 = tk_v_group_tree_result21[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret20 = tk_v_group_tree_ret24  # reductions.py:46
-    s[1] = tk_v_group_reduce_f32_ret20  # softmax.py:251
-    ls = tk_log(s[1])  # softmax.py:252
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:253
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(15)  # softmax.py:254
-        k[1] = tk_f4  # softmax.py:254
-        if want_log != Int32(0)  # softmax.py:255
-            tk_v_shifted_v28 = vals[(k[1] % Int64) + 1]  # softmax.py:256
+    s[1] = tk_v_group_reduce_f32_ret20  # softmax.py:252
+    ls = tk_log(s[1])  # softmax.py:253
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:254
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(15)  # softmax.py:255
+        k[1] = tk_f4  # softmax.py:255
+        if want_log != Int32(0)  # softmax.py:256
+            tk_v_shifted_v28 = vals[(k[1] % Int64) + 1]  # softmax.py:257
             tk_v_shifted_ret29 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v28) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v28) - m[1])  # softmax.py:62
-            vals[(k[1] % Int64) + 1] = Float16(tk_v_shifted_ret29 - ls)  # softmax.py:256
+            vals[(k[1] % Int64) + 1] = Float16(tk_v_shifted_ret29 - ls)  # softmax.py:257
         else
             tk_v_shifted_v31 = vals[(k[1] % Int64) + 1]  # softmax.py:88
             tk_v_shifted_ret32 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v31) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v31) - m[1])  # softmax.py:62
             tk_v_recompute_ret30 = exp(tk_v_shifted_ret32)  # softmax.py:88
-            vals[(k[1] % Int64) + 1] = Float16(tk_v_recompute_ret30 * tk_v_inv)  # softmax.py:258
+            vals[(k[1] % Int64) + 1] = Float16(tk_v_recompute_ret30 * tk_v_inv)  # softmax.py:259
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(1)  # softmax.py:259
-        k[1] = tk_f5  # softmax.py:259
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:260
-        tk_v_put_at33 = base[1] + c[1]  # softmax.py:261
-        tk_v_put_left34 = n - c[1]  # softmax.py:261
-        tk_v_put_i35 = k[1] * Int32(8)  # softmax.py:261
+    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(1)  # softmax.py:260
+        k[1] = tk_f5  # softmax.py:260
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:261
+        tk_v_put_at33 = base[1] + c[1]  # softmax.py:262
+        tk_v_put_left34 = n - c[1]  # softmax.py:262
+        tk_v_put_i35 = k[1] * Int32(8)  # softmax.py:262
         if tk_v_put_left34 >= Int32(8)  # _steps.py:33
             KernelAbstractions.Extras.@unroll for outer tk_v_put_v36 in Int32(0):Int32(7)  # _steps.py:34
                 out[((tk_v_put_at33 + tk_v_put_v36) % Int64) + 1] = vals[((tk_v_put_i35 + tk_v_put_v36) % Int64) + 1]  # _steps.py:35
@@ -3035,67 +3035,67 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_8b02d1ac)) = 256  # soft
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_041b6ea6)) = 256  # softmax.py:232
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_13210e11)) = 256  # softmax.py:233
 
 # Tack kernel `softmax_cached`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_fd85b99b(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:232
-    tk_gi = @index(Global, Linear)  # softmax.py:232
-    tk_li = @index(Local, Linear)  # softmax.py:232
-    vals = @private Float16 (32,)  # softmax.py:232
-    tk_v_group_reduce_f32_smem7 = @localmem Float32 (256,)  # softmax.py:232
-    tk_v_group_reduce_f32_smem19 = @localmem Float32 (256,)  # softmax.py:232
-    tk_u = @localmem Bool (2,)  # softmax.py:232
-    lane = @private Int32 (1,)  # softmax.py:232
-    base = @private Int32 (1,)  # softmax.py:232
-    m = @private Float32 (1,)  # softmax.py:232
-    k = @private Int32 (1,)  # softmax.py:232
-    c = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_result9 = @private Float32 (1,)  # softmax.py:232
-    s = @private Float32 (1,)  # softmax.py:232
-    tk_v_group_tree_tid23 = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_stride22 = @private Int32 (1,)  # softmax.py:232
-    tk_v_group_tree_result21 = @private Float32 (1,)  # softmax.py:232
-    local t::Int32 = zero(Int32)  # softmax.py:232
-    local r::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:232
-    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:232
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:232
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:232
-    local tk_f2::Int32 = zero(Int32)  # softmax.py:232
-    lane[1] = Int32(0)  # softmax.py:232
-    base[1] = Int32(0)  # softmax.py:232
-    m[1] = 0.0f0  # softmax.py:232
-    k[1] = Int32(0)  # softmax.py:232
-    c[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_result9[1] = 0.0f0  # softmax.py:232
-    s[1] = 0.0f0  # softmax.py:232
-    tk_v_group_tree_tid23[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_stride22[1] = Int32(0)  # softmax.py:232
-    tk_v_group_tree_result21[1] = 0.0f0  # softmax.py:232
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:233
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:234
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:234
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:234
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:235
+@kernel function tk_softmax_cached_7e92b566(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:233
+    tk_gi = @index(Global, Linear)  # softmax.py:233
+    tk_li = @index(Local, Linear)  # softmax.py:233
+    vals = @private Float16 (32,)  # softmax.py:233
+    tk_v_group_reduce_f32_smem7 = @localmem Float32 (256,)  # softmax.py:233
+    tk_v_group_reduce_f32_smem19 = @localmem Float32 (256,)  # softmax.py:233
+    tk_u = @localmem Bool (2,)  # softmax.py:233
+    lane = @private Int32 (1,)  # softmax.py:233
+    base = @private Int32 (1,)  # softmax.py:233
+    m = @private Float32 (1,)  # softmax.py:233
+    k = @private Int32 (1,)  # softmax.py:233
+    c = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_tid11 = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_stride10 = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_result9 = @private Float32 (1,)  # softmax.py:233
+    s = @private Float32 (1,)  # softmax.py:233
+    tk_v_group_tree_tid23 = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_stride22 = @private Int32 (1,)  # softmax.py:233
+    tk_v_group_tree_result21 = @private Float32 (1,)  # softmax.py:233
+    local t::Int32 = zero(Int32)  # softmax.py:233
+    local r::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:233
+    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:233
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:233
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:233
+    local tk_f2::Int32 = zero(Int32)  # softmax.py:233
+    lane[1] = Int32(0)  # softmax.py:233
+    base[1] = Int32(0)  # softmax.py:233
+    m[1] = 0.0f0  # softmax.py:233
+    k[1] = Int32(0)  # softmax.py:233
+    c[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_tid11[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_stride10[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_result9[1] = 0.0f0  # softmax.py:233
+    s[1] = 0.0f0  # softmax.py:233
+    tk_v_group_tree_tid23[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_stride22[1] = Int32(0)  # softmax.py:233
+    tk_v_group_tree_result21[1] = 0.0f0  # softmax.py:233
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:234
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:235
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:235
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:235
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:236
     tk_v_row_start_ret1 = r * n  # softmax.py:94
-    base[1] = tk_v_row_start_ret1  # softmax.py:236
-    m[1] = -Inf32  # softmax.py:238
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:239
-        k[1] = tk_f1  # softmax.py:239
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:240
-        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:241
-        tk_v_take_at3 = base[1] + c[1]  # softmax.py:241
-        tk_v_take_left4 = n - c[1]  # softmax.py:241
-        tk_v_take_fill5 = -Inf32  # softmax.py:241
+    base[1] = tk_v_row_start_ret1  # softmax.py:237
+    m[1] = -Inf32  # softmax.py:239
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:240
+        k[1] = tk_f1  # softmax.py:240
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:241
+        tk_v_take_i2 = k[1] * Int32(8)  # softmax.py:242
+        tk_v_take_at3 = base[1] + c[1]  # softmax.py:242
+        tk_v_take_left4 = n - c[1]  # softmax.py:242
+        tk_v_take_fill5 = -Inf32  # softmax.py:242
         if tk_v_take_left4 >= Int32(8)  # _steps.py:22
             KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                 vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -3106,9 +3106,9 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_041b6ea6)) = 256  # soft
             end
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:242
-        k[1] = tk_f2  # softmax.py:242
-        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:243
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:243
+        k[1] = tk_f2  # softmax.py:243
+        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:244
     end
     tk_v_group_tree_tid11[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem7[(tk_v_group_tree_tid11[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -3146,15 +3146,15 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_041b6ea6)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret12 = tk_v_group_tree_result9[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret8 = tk_v_group_tree_ret12  # reductions.py:46
-    m[1] = tk_v_group_reduce_f32_ret8  # softmax.py:244
-    s[1] = 0.0f0  # softmax.py:245
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:246
-        k[1] = tk_f3  # softmax.py:246
-        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:247
+    m[1] = tk_v_group_reduce_f32_ret8  # softmax.py:245
+    s[1] = 0.0f0  # softmax.py:246
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:247
+        k[1] = tk_f3  # softmax.py:247
+        tk_v_shifted_v16 = vals[(k[1] % Int64) + 1]  # softmax.py:248
         tk_v_shifted_ret17 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v16) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v16) - m[1])  # softmax.py:62
-        e = exp(tk_v_shifted_ret17)  # softmax.py:247
-        s[1] = s[1] + e  # softmax.py:248
-        if !(want_log != Int32(0))  # softmax.py:249
+        e = exp(tk_v_shifted_ret17)  # softmax.py:248
+        s[1] = s[1] + e  # softmax.py:249
+        if !(want_log != Int32(0))  # softmax.py:250
             tk_v_no_stash_ret18 = e  # softmax.py:77
         end
     end
@@ -3204,28 +3204,28 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_041b6ea6)) = 256  # soft
     local tk_f5::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret24 = tk_v_group_tree_result21[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret20 = tk_v_group_tree_ret24  # reductions.py:46
-    s[1] = tk_v_group_reduce_f32_ret20  # softmax.py:251
-    ls = tk_log(s[1])  # softmax.py:252
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:253
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(31)  # softmax.py:254
-        k[1] = tk_f4  # softmax.py:254
-        if want_log != Int32(0)  # softmax.py:255
-            tk_v_shifted_v28 = vals[(k[1] % Int64) + 1]  # softmax.py:256
+    s[1] = tk_v_group_reduce_f32_ret20  # softmax.py:252
+    ls = tk_log(s[1])  # softmax.py:253
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:254
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(31)  # softmax.py:255
+        k[1] = tk_f4  # softmax.py:255
+        if want_log != Int32(0)  # softmax.py:256
+            tk_v_shifted_v28 = vals[(k[1] % Int64) + 1]  # softmax.py:257
             tk_v_shifted_ret29 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v28) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v28) - m[1])  # softmax.py:62
-            vals[(k[1] % Int64) + 1] = Float16(tk_v_shifted_ret29 - ls)  # softmax.py:256
+            vals[(k[1] % Int64) + 1] = Float16(tk_v_shifted_ret29 - ls)  # softmax.py:257
         else
             tk_v_shifted_v31 = vals[(k[1] % Int64) + 1]  # softmax.py:88
             tk_v_shifted_ret32 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v31) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v31) - m[1])  # softmax.py:62
             tk_v_recompute_ret30 = exp(tk_v_shifted_ret32)  # softmax.py:88
-            vals[(k[1] % Int64) + 1] = Float16(tk_v_recompute_ret30 * tk_v_inv)  # softmax.py:258
+            vals[(k[1] % Int64) + 1] = Float16(tk_v_recompute_ret30 * tk_v_inv)  # softmax.py:259
         end
     end
-    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(3)  # softmax.py:259
-        k[1] = tk_f5  # softmax.py:259
-        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:260
-        tk_v_put_at33 = base[1] + c[1]  # softmax.py:261
-        tk_v_put_left34 = n - c[1]  # softmax.py:261
-        tk_v_put_i35 = k[1] * Int32(8)  # softmax.py:261
+    KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(3)  # softmax.py:260
+        k[1] = tk_f5  # softmax.py:260
+        c[1] = (lane[1] + (k[1] * Int32(256))) * Int32(8)  # softmax.py:261
+        tk_v_put_at33 = base[1] + c[1]  # softmax.py:262
+        tk_v_put_left34 = n - c[1]  # softmax.py:262
+        tk_v_put_i35 = k[1] * Int32(8)  # softmax.py:262
         if tk_v_put_left34 >= Int32(8)  # _steps.py:33
             KernelAbstractions.Extras.@unroll for outer tk_v_put_v36 in Int32(0):Int32(7)  # _steps.py:34
                 out[((tk_v_put_at33 + tk_v_put_v36) % Int64) + 1] = vals[((tk_v_put_i35 + tk_v_put_v36) % Int64) + 1]  # _steps.py:35
@@ -3243,79 +3243,79 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_041b6ea6)) = 256  # soft
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_fd85b99b)) = 256  # softmax.py:232
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_7e92b566)) = 256  # softmax.py:233
 
 # Tack kernel `_online`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__online_d64126fa(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:287
-    tk_gi = @index(Global, Linear)  # softmax.py:287
-    tk_li = @index(Local, Linear)  # softmax.py:287
-    vals = @private Float16 (8,)  # softmax.py:287
-    tk_v_group_reduce_f32_smem15 = @localmem Float32 (256,)  # softmax.py:287
-    tk_v_group_reduce_f32_smem26 = @localmem Float32 (256,)  # softmax.py:287
-    tk_u = @localmem Bool (2,)  # softmax.py:287
-    lane = @private Int32 (1,)  # softmax.py:287
-    base = @private Int32 (1,)  # softmax.py:287
-    m = @private Float32 (1,)  # softmax.py:287
-    s = @private Float32 (1,)  # softmax.py:287
-    c = @private Int32 (1,)  # softmax.py:287
-    tk_v_group_tree_tid19 = @private Int32 (1,)  # softmax.py:287
-    tk_v_group_tree_stride18 = @private Int32 (1,)  # softmax.py:287
-    tk_v_group_tree_result17 = @private Float32 (1,)  # softmax.py:287
-    big = @private Float32 (1,)  # softmax.py:287
-    tk_v_group_tree_tid30 = @private Int32 (1,)  # softmax.py:287
-    tk_v_group_tree_stride29 = @private Int32 (1,)  # softmax.py:287
-    tk_v_group_tree_result28 = @private Float32 (1,)  # softmax.py:287
-    local t::Int32 = zero(Int32)  # softmax.py:287
-    local r::Int32 = zero(Int32)  # softmax.py:287
-    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:287
-    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:287
-    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:287
-    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:287
-    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:287
-    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:287
-    local tk_v_online_step_m7::Float32 = zero(Float32)  # softmax.py:287
-    local tk_v_online_step_s8::Float32 = zero(Float32)  # softmax.py:287
-    local tk_v_online_step_big9::Float32 = zero(Float32)  # softmax.py:287
-    local tk_v_online_step_v10::Int32 = zero(Int32)  # softmax.py:287
-    local tk_v_shifted_v13::Float16 = zero(Float16)  # softmax.py:287
-    local tk_v_shifted_ret14::Float32 = zero(Float32)  # softmax.py:287
-    local tk_v_online_step_ret11::Float32 = zero(Float32)  # softmax.py:287
-    local tk_v_online_step_ret12::Float32 = zero(Float32)  # softmax.py:287
-    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:287
-    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:287
-    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:287
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:287
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:287
-    lane[1] = Int32(0)  # softmax.py:287
-    base[1] = Int32(0)  # softmax.py:287
-    m[1] = 0.0f0  # softmax.py:287
-    s[1] = 0.0f0  # softmax.py:287
-    c[1] = Int32(0)  # softmax.py:287
-    tk_v_group_tree_tid19[1] = Int32(0)  # softmax.py:287
-    tk_v_group_tree_stride18[1] = Int32(0)  # softmax.py:287
-    tk_v_group_tree_result17[1] = 0.0f0  # softmax.py:287
-    big[1] = 0.0f0  # softmax.py:287
-    tk_v_group_tree_tid30[1] = Int32(0)  # softmax.py:287
-    tk_v_group_tree_stride29[1] = Int32(0)  # softmax.py:287
-    tk_v_group_tree_result28[1] = 0.0f0  # softmax.py:287
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:288
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:289
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:289
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:289
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:290
+@kernel function tk__online_9e5ae700(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:288
+    tk_gi = @index(Global, Linear)  # softmax.py:288
+    tk_li = @index(Local, Linear)  # softmax.py:288
+    vals = @private Float16 (8,)  # softmax.py:288
+    tk_v_group_reduce_f32_smem15 = @localmem Float32 (256,)  # softmax.py:288
+    tk_v_group_reduce_f32_smem26 = @localmem Float32 (256,)  # softmax.py:288
+    tk_u = @localmem Bool (2,)  # softmax.py:288
+    lane = @private Int32 (1,)  # softmax.py:288
+    base = @private Int32 (1,)  # softmax.py:288
+    m = @private Float32 (1,)  # softmax.py:288
+    s = @private Float32 (1,)  # softmax.py:288
+    c = @private Int32 (1,)  # softmax.py:288
+    tk_v_group_tree_tid19 = @private Int32 (1,)  # softmax.py:288
+    tk_v_group_tree_stride18 = @private Int32 (1,)  # softmax.py:288
+    tk_v_group_tree_result17 = @private Float32 (1,)  # softmax.py:288
+    big = @private Float32 (1,)  # softmax.py:288
+    tk_v_group_tree_tid30 = @private Int32 (1,)  # softmax.py:288
+    tk_v_group_tree_stride29 = @private Int32 (1,)  # softmax.py:288
+    tk_v_group_tree_result28 = @private Float32 (1,)  # softmax.py:288
+    local t::Int32 = zero(Int32)  # softmax.py:288
+    local r::Int32 = zero(Int32)  # softmax.py:288
+    local tk_v_row_start_ret1::Int32 = zero(Int32)  # softmax.py:288
+    local tk_v_take_i2::Int32 = zero(Int32)  # softmax.py:288
+    local tk_v_take_at3::Int32 = zero(Int32)  # softmax.py:288
+    local tk_v_take_left4::Int32 = zero(Int32)  # softmax.py:288
+    local tk_v_take_fill5::Float32 = zero(Float32)  # softmax.py:288
+    local tk_v_take_v6::Int32 = zero(Int32)  # softmax.py:288
+    local tk_v_online_step_m7::Float32 = zero(Float32)  # softmax.py:288
+    local tk_v_online_step_s8::Float32 = zero(Float32)  # softmax.py:288
+    local tk_v_online_step_big9::Float32 = zero(Float32)  # softmax.py:288
+    local tk_v_online_step_v10::Int32 = zero(Int32)  # softmax.py:288
+    local tk_v_shifted_v13::Float16 = zero(Float16)  # softmax.py:288
+    local tk_v_shifted_ret14::Float32 = zero(Float32)  # softmax.py:288
+    local tk_v_online_step_ret11::Float32 = zero(Float32)  # softmax.py:288
+    local tk_v_online_step_ret12::Float32 = zero(Float32)  # softmax.py:288
+    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:288
+    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:288
+    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:288
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:288
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:288
+    lane[1] = Int32(0)  # softmax.py:288
+    base[1] = Int32(0)  # softmax.py:288
+    m[1] = 0.0f0  # softmax.py:288
+    s[1] = 0.0f0  # softmax.py:288
+    c[1] = Int32(0)  # softmax.py:288
+    tk_v_group_tree_tid19[1] = Int32(0)  # softmax.py:288
+    tk_v_group_tree_stride18[1] = Int32(0)  # softmax.py:288
+    tk_v_group_tree_result17[1] = 0.0f0  # softmax.py:288
+    big[1] = 0.0f0  # softmax.py:288
+    tk_v_group_tree_tid30[1] = Int32(0)  # softmax.py:288
+    tk_v_group_tree_stride29[1] = Int32(0)  # softmax.py:288
+    tk_v_group_tree_result28[1] = 0.0f0  # softmax.py:288
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:289
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:290
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:290
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:290
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:291
     tk_v_row_start_ret1 = r * n  # softmax.py:94
-    base[1] = tk_v_row_start_ret1  # softmax.py:291
-    m[1] = -Inf32  # softmax.py:293
-    s[1] = 0.0f0  # softmax.py:294
-    tk_v_start3 = (lane[1] * Int32(8)) % Int64  # softmax.py:295
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # softmax.py:295
-    if UInt32(0) < tk_v_trips1  # softmax.py:295
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:295
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(2048))) % Int32  # softmax.py:295
-            tk_v_take_i2 = Int32(0)  # softmax.py:296
-            tk_v_take_at3 = base[1] + c[1]  # softmax.py:296
-            tk_v_take_left4 = n - c[1]  # softmax.py:296
-            tk_v_take_fill5 = 0.0f0  # softmax.py:296
+    base[1] = tk_v_row_start_ret1  # softmax.py:292
+    m[1] = -Inf32  # softmax.py:294
+    s[1] = 0.0f0  # softmax.py:295
+    tk_v_start3 = (lane[1] * Int32(8)) % Int64  # softmax.py:296
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # softmax.py:296
+    if UInt32(0) < tk_v_trips1  # softmax.py:296
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:296
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(2048))) % Int32  # softmax.py:296
+            tk_v_take_i2 = Int32(0)  # softmax.py:297
+            tk_v_take_at3 = base[1] + c[1]  # softmax.py:297
+            tk_v_take_left4 = n - c[1]  # softmax.py:297
+            tk_v_take_fill5 = 0.0f0  # softmax.py:297
             if tk_v_take_left4 >= Int32(8)  # _steps.py:22
                 KernelAbstractions.Extras.@unroll for outer tk_v_take_v6 in Int32(0):Int32(7)  # _steps.py:23
                     vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1]  # _steps.py:24
@@ -3325,29 +3325,29 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_fd85b99b)) = 256  # soft
                     vals[((tk_v_take_i2 + tk_v_take_v6) % Int64) + 1] = (tk_v_take_v6 < tk_v_take_left4) ? x[((tk_v_take_at3 + tk_v_take_v6) % Int64) + 1] : Float16(0.0)  # _steps.py:27
                 end
             end
-            tk_v_online_step_m7 = m[1]  # softmax.py:297
-            tk_v_online_step_s8 = s[1]  # softmax.py:297
-            tk_v_online_step_big9 = tk_v_online_step_m7  # softmax.py:273
-            KernelAbstractions.Extras.@unroll for outer tk_v_online_step_v10 in Int32(0):Int32(7)  # softmax.py:274
-                if ((c[1] + tk_v_online_step_v10) < n) && (Float32(vals[(tk_v_online_step_v10 % Int64) + 1]) > tk_v_online_step_big9)  # softmax.py:275
-                    tk_v_online_step_big9 = Float32(vals[(tk_v_online_step_v10 % Int64) + 1])  # softmax.py:276
+            tk_v_online_step_m7 = m[1]  # softmax.py:298
+            tk_v_online_step_s8 = s[1]  # softmax.py:298
+            tk_v_online_step_big9 = tk_v_online_step_m7  # softmax.py:274
+            KernelAbstractions.Extras.@unroll for outer tk_v_online_step_v10 in Int32(0):Int32(7)  # softmax.py:275
+                if ((c[1] + tk_v_online_step_v10) < n) && (Float32(vals[(tk_v_online_step_v10 % Int64) + 1]) > tk_v_online_step_big9)  # softmax.py:276
+                    tk_v_online_step_big9 = Float32(vals[(tk_v_online_step_v10 % Int64) + 1])  # softmax.py:277
                 end
             end
-            if tk_v_online_step_big9 > tk_v_online_step_m7  # softmax.py:277
-                tk_v_online_step_s8 = tk_v_online_step_s8 * exp(tk_v_online_step_m7 - tk_v_online_step_big9)  # softmax.py:278
-                tk_v_online_step_m7 = tk_v_online_step_big9  # softmax.py:279
+            if tk_v_online_step_big9 > tk_v_online_step_m7  # softmax.py:278
+                tk_v_online_step_s8 = tk_v_online_step_s8 * exp(tk_v_online_step_m7 - tk_v_online_step_big9)  # softmax.py:279
+                tk_v_online_step_m7 = tk_v_online_step_big9  # softmax.py:280
             end
-            KernelAbstractions.Extras.@unroll for outer tk_v_online_step_v10 in Int32(0):Int32(7)  # softmax.py:280
-                if ((c[1] + tk_v_online_step_v10) < n) && (Float32(vals[(tk_v_online_step_v10 % Int64) + 1]) != (-Inf32))  # softmax.py:281
-                    tk_v_shifted_v13 = vals[(tk_v_online_step_v10 % Int64) + 1]  # softmax.py:282
+            KernelAbstractions.Extras.@unroll for outer tk_v_online_step_v10 in Int32(0):Int32(7)  # softmax.py:281
+                if ((c[1] + tk_v_online_step_v10) < n) && (Float32(vals[(tk_v_online_step_v10 % Int64) + 1]) != (-Inf32))  # softmax.py:282
+                    tk_v_shifted_v13 = vals[(tk_v_online_step_v10 % Int64) + 1]  # softmax.py:283
                     tk_v_shifted_ret14 = ifelse(tk_v_online_step_m7 == Inf32, ifelse(Float32(tk_v_shifted_v13) == tk_v_online_step_m7, 0.0f0, -Inf32), Float32(tk_v_shifted_v13) - tk_v_online_step_m7)  # softmax.py:62
-                    tk_v_online_step_s8 = tk_v_online_step_s8 + exp(tk_v_shifted_ret14)  # softmax.py:282
+                    tk_v_online_step_s8 = tk_v_online_step_s8 + exp(tk_v_shifted_ret14)  # softmax.py:283
                 end
             end
-            tk_v_online_step_ret11 = tk_v_online_step_m7  # softmax.py:283
-            tk_v_online_step_ret12 = tk_v_online_step_s8  # softmax.py:283
-            m[1] = tk_v_online_step_ret11  # softmax.py:297
-            s[1] = tk_v_online_step_ret12  # softmax.py:297
+            tk_v_online_step_ret11 = tk_v_online_step_m7  # softmax.py:284
+            tk_v_online_step_ret12 = tk_v_online_step_s8  # softmax.py:284
+            m[1] = tk_v_online_step_ret11  # softmax.py:298
+            s[1] = tk_v_online_step_ret12  # softmax.py:298
         end
     end
     tk_v_group_tree_tid19[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -3383,9 +3383,9 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_fd85b99b)) = 256  # soft
     local tk_v_group_reduce_f32_x24::Float32 = zero(Float32)  # reductions.py:30
     tk_v_group_tree_ret20 = tk_v_group_tree_result17[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret16 = tk_v_group_tree_ret20  # reductions.py:46
-    big[1] = tk_v_group_reduce_f32_ret16  # softmax.py:298
+    big[1] = tk_v_group_reduce_f32_ret16  # softmax.py:299
     tk_v_shifted_ret25 = ifelse(big[1] == Inf32, ifelse(m[1] == big[1], 0.0f0, -Inf32), m[1] - big[1])  # softmax.py:62
-    tk_v_group_reduce_f32_x24 = s[1] * exp(tk_v_shifted_ret25)  # softmax.py:300
+    tk_v_group_reduce_f32_x24 = s[1] * exp(tk_v_shifted_ret25)  # softmax.py:301
     tk_v_group_tree_tid30[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem26[(tk_v_group_tree_tid30[1] % Int64) + 1] = tk_v_group_reduce_f32_x24  # reductions.py:20
     @synchronize()  # reductions.py:21
@@ -3436,17 +3436,17 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_fd85b99b)) = 256  # soft
     local tk_v_start8::Int64 = zero(Int64)  # reductions.py:30
     tk_v_group_tree_ret31 = tk_v_group_tree_result28[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret27 = tk_v_group_tree_ret31  # reductions.py:46
-    s[1] = tk_v_group_reduce_f32_ret27  # softmax.py:300
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:301
-    tk_v_start8 = (lane[1] * Int32(8)) % Int64  # softmax.py:302
-    tk_v_trips6 = div((max((n % Int64) - tk_v_start8, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # softmax.py:302
-    if UInt32(0) < tk_v_trips6  # softmax.py:302
-        for outer tk_v_k7 in UInt32(0):(tk_v_trips6 - UInt32(1))  # softmax.py:302
-            c[1] = (tk_v_start8 + ((tk_v_k7 % Int64) * Int64(2048))) % Int32  # softmax.py:302
-            tk_v_take_i35 = Int32(0)  # softmax.py:303
-            tk_v_take_at36 = base[1] + c[1]  # softmax.py:303
-            tk_v_take_left37 = n - c[1]  # softmax.py:303
-            tk_v_take_fill38 = 0.0f0  # softmax.py:303
+    s[1] = tk_v_group_reduce_f32_ret27  # softmax.py:301
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:302
+    tk_v_start8 = (lane[1] * Int32(8)) % Int64  # softmax.py:303
+    tk_v_trips6 = div((max((n % Int64) - tk_v_start8, Int64(0)) + Int64(2048)) - Int64(1), Int64(2048)) % UInt32  # softmax.py:303
+    if UInt32(0) < tk_v_trips6  # softmax.py:303
+        for outer tk_v_k7 in UInt32(0):(tk_v_trips6 - UInt32(1))  # softmax.py:303
+            c[1] = (tk_v_start8 + ((tk_v_k7 % Int64) * Int64(2048))) % Int32  # softmax.py:303
+            tk_v_take_i35 = Int32(0)  # softmax.py:304
+            tk_v_take_at36 = base[1] + c[1]  # softmax.py:304
+            tk_v_take_left37 = n - c[1]  # softmax.py:304
+            tk_v_take_fill38 = 0.0f0  # softmax.py:304
             if tk_v_take_left37 >= Int32(8)  # _steps.py:22
                 KernelAbstractions.Extras.@unroll for outer tk_v_take_v39 in Int32(0):Int32(7)  # _steps.py:23
                     vals[((tk_v_take_i35 + tk_v_take_v39) % Int64) + 1] = x[((tk_v_take_at36 + tk_v_take_v39) % Int64) + 1]  # _steps.py:24
@@ -3456,15 +3456,15 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_fd85b99b)) = 256  # soft
                     vals[((tk_v_take_i35 + tk_v_take_v39) % Int64) + 1] = (tk_v_take_v39 < tk_v_take_left37) ? x[((tk_v_take_at36 + tk_v_take_v39) % Int64) + 1] : Float16(0.0)  # _steps.py:27
                 end
             end
-            KernelAbstractions.Extras.@unroll for outer v in Int32(0):Int32(7)  # softmax.py:304
-                tk_v_shifted_v40 = vals[(v % Int64) + 1]  # softmax.py:305
+            KernelAbstractions.Extras.@unroll for outer v in Int32(0):Int32(7)  # softmax.py:305
+                tk_v_shifted_v40 = vals[(v % Int64) + 1]  # softmax.py:306
                 tk_v_shifted_ret41 = ifelse(big[1] == Inf32, ifelse(Float32(tk_v_shifted_v40) == big[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v40) - big[1])  # softmax.py:62
-                e = tk_v_shifted_ret41  # softmax.py:305
-                vals[(v % Int64) + 1] = Float16((want_log != Int32(0)) ? (e - tk_log(s[1])) : (exp(e) * tk_v_inv))  # softmax.py:306
+                e = tk_v_shifted_ret41  # softmax.py:306
+                vals[(v % Int64) + 1] = Float16((want_log != Int32(0)) ? (e - tk_log(s[1])) : (exp(e) * tk_v_inv))  # softmax.py:307
             end
-            tk_v_put_at42 = base[1] + c[1]  # softmax.py:307
-            tk_v_put_left43 = n - c[1]  # softmax.py:307
-            tk_v_put_i44 = Int32(0)  # softmax.py:307
+            tk_v_put_at42 = base[1] + c[1]  # softmax.py:308
+            tk_v_put_left43 = n - c[1]  # softmax.py:308
+            tk_v_put_i44 = Int32(0)  # softmax.py:308
             if tk_v_put_left43 >= Int32(8)  # _steps.py:33
                 KernelAbstractions.Extras.@unroll for outer tk_v_put_v45 in Int32(0):Int32(7)  # _steps.py:34
                     out[((tk_v_put_at42 + tk_v_put_v45) % Int64) + 1] = vals[((tk_v_put_i44 + tk_v_put_v45) % Int64) + 1]  # _steps.py:35
@@ -3483,29 +3483,29 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_fd85b99b)) = 256  # soft
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__online_d64126fa)) = 256  # softmax.py:287
+TackRuntime.tk_workgroupsize(::typeof(tk__online_9e5ae700)) = 256  # softmax.py:288
 
 # softmax's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_SOFTMAX_KERNELS)
     const TK_SOFTMAX_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
         (:rows, Float32, 0) => tk__rows_3df2ac08,
-        (:columns, Float32, 0) => tk__columns_ec8b665b,
-        (:cached, Float32, 8) => tk_softmax_cached_b5073ea0,
-        (:cached, Float32, 16) => tk_softmax_cached_f284c102,
-        (:cached, Float32, 32) => tk_softmax_cached_3be726fb,
-        (:online, Float32, 0) => tk__online_b748356e,
+        (:columns, Float32, 0) => tk__columns_dd3bbfad,
+        (:cached, Float32, 8) => tk_softmax_cached_7c87f156,
+        (:cached, Float32, 16) => tk_softmax_cached_bf5d1871,
+        (:cached, Float32, 32) => tk_softmax_cached_998c3c67,
+        (:online, Float32, 0) => tk__online_5bc8bafe,
         (:rows, Float64, 0) => tk__rows_0ff8bde0,
-        (:columns, Float64, 0) => tk__columns_f3ce7f73,
-        (:cached, Float64, 8) => tk_softmax_cached_2acf5284,
-        (:cached, Float64, 16) => tk_softmax_cached_127f19cd,
-        (:cached, Float64, 32) => tk_softmax_cached_6d4e33c6,
-        (:online, Float64, 0) => tk__online_47aaa7c3,
+        (:columns, Float64, 0) => tk__columns_cbec589f,
+        (:cached, Float64, 8) => tk_softmax_cached_f87de4ec,
+        (:cached, Float64, 16) => tk_softmax_cached_b4a6118f,
+        (:cached, Float64, 32) => tk_softmax_cached_b4476eee,
+        (:online, Float64, 0) => tk__online_bf240616,
         (:rows, Float16, 0) => tk__rows_add139ae,
-        (:columns, Float16, 0) => tk__columns_b24d99be,
-        (:cached, Float16, 8) => tk_softmax_cached_8b02d1ac,
-        (:cached, Float16, 16) => tk_softmax_cached_041b6ea6,
-        (:cached, Float16, 32) => tk_softmax_cached_fd85b99b,
-        (:online, Float16, 0) => tk__online_d64126fa,
+        (:columns, Float16, 0) => tk__columns_d82c2c07,
+        (:cached, Float16, 8) => tk_softmax_cached_7d8282a7,
+        (:cached, Float16, 16) => tk_softmax_cached_13210e11,
+        (:cached, Float16, 32) => tk_softmax_cached_7e92b566,
+        (:online, Float16, 0) => tk__online_9e5ae700,
     )
 end
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from ..dtypes import f32
 from ..frontend.inline import func
 from ..lib.reductions import group_reduce, group_reduce_f32
+from ..lib.warp_reductions import group_reduce_by_warps, group_reduce_by_warps_f32
 from ._rowsum import row_fold, row_fold_f32
 
 
@@ -23,13 +24,21 @@ def to_f32(v):
     return f32(v)
 
 
-# fold: the portable kernels' eight-lane row loop (`_rowsum`); reduce: the workgroup tree;
-# wide: a loaded element as the precision its products are taken in
+# fold: the portable kernels' eight-lane row loop (`_rowsum`); reduce: the workgroup tree (its
+# order the same by shared memory or by shuffles: `warps`); wide: a loaded element as the
+# precision its products are taken in
 _SAME = {"fold": row_fold, "reduce": group_reduce, "wide": keep}
 _F32 = {"fold": row_fold_f32, "reduce": group_reduce_f32, "wide": to_f32}
+_BY_WARPS = {(False, "reduce"): group_reduce_by_warps, (True, "reduce"): group_reduce_by_warps_f32}
 
 
-def funcs(dtype, *names: str) -> tuple:
-    """The functions `names` for arrays of `dtype`, in order: a kernel's last arguments."""
+def funcs(dtype, *names: str, device=None) -> tuple:
+    """The functions `names` for arrays of `dtype`, in order: a kernel's last arguments. On a
+    `device` whose warps exchange registers (`Capabilities.register_warps`: CUDA, the simulator)
+    the workgroup tree takes its last levels by shuffles (lib/warp_reductions.py,
+    `tree_by_warps`: two barriers instead of ten, the same order and bits); elsewhere, and
+    without a device, by shared memory alone."""
     table = _F32 if dtype.is_half else _SAME
-    return tuple(table[n] for n in names)
+    warps = device is not None and device.capabilities.register_warps
+    return tuple(_BY_WARPS.get((dtype.is_half, n), table[n]) if warps else table[n]
+                 for n in names)

@@ -320,7 +320,7 @@ def _layer_norm(x, weight, bias, eps, return_stats, out):
         else:  # a row in registers, or read again for each sweep
             k = _cached(_layer_cached_kernel, _per_lane(n)) if n <= 256 * MAX_PER_LANE \
                 else _layer_long
-            fs = (start_func(n),) + _wide.funcs(xa.dtype, "reduce")
+            fs = (start_func(n),) + _wide.funcs(xa.dtype, "reduce", device=dev)
         k(xa, w, b, y, mean, rstd, rows, n, eps, *fs)
     y = _args.deliver(y, out)
     if not return_stats:
@@ -348,6 +348,6 @@ def _rms_norm(x, weight, eps, out):
         else:
             k = _cached(_rms_cached_kernel, _per_lane(n)) if n <= 256 * MAX_PER_LANE \
                 else _rms_long
-            fs = (start_func(n),) + _wide.funcs(xa.dtype, "reduce", "wide")
+            fs = (start_func(n),) + _wide.funcs(xa.dtype, "reduce", "wide", device=dev)
         k(xa, w, y, rows, n, eps, *fs)
     return _args.deliver(y, out)

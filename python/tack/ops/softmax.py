@@ -198,10 +198,11 @@ def row_funcs(dtype) -> tuple:
     return _wide.funcs(dtype, "fold") + (_SUM[dtype.is_half],) + _KEEP[dtype.is_half]
 
 
-def cached_funcs(dtype, start=row_start) -> tuple:
+def cached_funcs(dtype, start=row_start, device=None) -> tuple:
     """The one-read workgroup kernel's last arguments for rows of `dtype`, each row's first
-    element given by `start` (`start_func`)."""
-    return (start,) + _wide.funcs(dtype, "reduce") + _KEEP[dtype.is_half]
+    element given by `start` (`start_func`), its workgroup tree the one for `device`
+    (`_wide.funcs`)."""
+    return (start,) + _wide.funcs(dtype, "reduce", device=device) + _KEEP[dtype.is_half]
 
 
 @kernel
@@ -399,9 +400,11 @@ def _run(op: str, x, axis, want_log: int, out):
     elif portable:
         _rows(xa, res, rows, n, want_log, *row_funcs(xa.dtype))
     elif n <= 256 * MAX_PER_LANE:
-        _cached(_per_lane(n))(xa, res, rows, n, want_log, *cached_funcs(xa.dtype, start_func(n)))
+        _cached(_per_lane(n))(xa, res, rows, n, want_log,
+                              *cached_funcs(xa.dtype, start_func(n), dev))
     else:
-        _online(xa, res, rows, n, want_log, start_func(n), *_wide.funcs(xa.dtype, "reduce"))
+        _online(xa, res, rows, n, want_log, start_func(n),
+                *_wide.funcs(xa.dtype, "reduce", device=dev))
     return _args.deliver(res, out)
 
 
