@@ -139,10 +139,14 @@ def check_mbarriers(k: KernelIR, device) -> None:
 # Lowerings that an architecture makes faster, not possible: the PTX renderer takes one from
 # its compute capability on (render/llvm/ptx_warps.py) and keeps the portable form below it,
 # with the same bits either way. `tack.warp_sum`/`warp_min`/`warp_max` of i32 and u32 are one
-# `redux.sync` (integers: any order gives the same result) instead of five shuffle steps.
+# `redux.sync` (integers: any order gives the same result) instead of five shuffle steps. A
+# conversion of f32 to bf16 is one `cvt.rn.bf16.f32` (round to nearest even, subnormals kept,
+# overflow to inf: the rule's bits; a NaN stays a NaN, whose payload the rule leaves open)
+# instead of the integer rounding (render/llvm/half.py), seven instructions.
 _REDUX = ("https://docs.nvidia.com/cuda/parallel-thread-execution/"
           "#parallel-synchronization-and-communication-instructions-redux-sync")
-SM_LOWERINGS = {"redux.sync": (80, _REDUX)}
+_CVT = "https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cvt"
+SM_LOWERINGS = {"redux.sync": (80, _REDUX), "cvt.rn.bf16.f32": (80, _CVT)}
 
 
 def sm_number(arch: str) -> int | None:

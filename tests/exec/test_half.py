@@ -268,7 +268,8 @@ def test_ptx_converts_with_cvt_and_integer_rounding(arch):
     and no libcall: f16 through PTX's .f16 instructions (LLVM narrows an f32 + - * / of two
     widened halves rounded back to half into the half instruction, which rounds the same, as
     the module docstring of passes/half.py says) on every sm; bf16 through the CPU's integer
-    rounding, never a bf16 cvt (sm_80 and later only)."""
+    rounding below sm_80 and one `cvt.rn.bf16.f32` from sm_80 on (the GPU's bits of it:
+    `test_conversions_to_half_round_once` on the cuda engine)."""
     from tack.compiler import specialize
     from tack.toolchain.nvptx import render_ptx
 
@@ -280,8 +281,10 @@ def test_ptx_converts_with_cvt_and_integer_rounding(arch):
         assert "hf2" not in ptx and "fma" not in ptx  # half never fuses a multiply-add
         if t is tack.f16:
             assert "mul.rn.f16" in ptx and "add.rn.f16" in ptx
-        else:
+        elif arch == "sm_70":
             assert "bf16" not in ptx and "32767" in ptx  # + 0x7fff: rounding to nearest even
+        else:
+            assert "cvt.rn.bf16.f32" in ptx and "32767" not in ptx
 
 
 @tack.kernel

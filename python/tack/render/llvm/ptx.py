@@ -43,7 +43,8 @@ import llvmlite.binding as llvm
 from llvmlite import ir
 
 from ...builtins.registry import lowered
-from ...dtypes import DType
+from ...capabilities import SM_LOWERINGS
+from ...dtypes import DType, bf16, f32
 from ...ir.nodes import KernelIR
 from ...ir.ops import SHUFFLES, VOTES, WARP_REDUCTIONS, Op
 from ...passes.coarsen import coarsening
@@ -118,6 +119,21 @@ class PTXRenderer(WarpRendering, LdmatrixRendering, AsyncRendering, WgmmaRenderi
                             Op.MBARRIER_WAIT: "mbarrier_wait",
                             Op.ASYNC_BULK_COPY: "async_bulk_copy",
                             Op.ASYNC_TENSOR_COPY: "async_tensor_copy"}
+
+    def cast(self, v: ir.Value, src: DType, dst: DType, e=None) -> ir.Value:
+        """f32 → bf16 is one `cvt.rn.bf16.f32` where the target has it (`SM_LOWERINGS`), as
+        inline PTX since LLVM IR as llvmlite writes it has no bfloat type; else the CPU's
+        integer rounding (render/llvm/half.py)."""
+        if dst is bf16 and src is f32 and self.sm >= SM_LOWERINGS["cvt.rn.bf16.f32"][0]:
+            cvt = ir.InlineAsm(ir.FunctionType(ir.IntType(16), [ir.FloatType()]),
+                               "cvt.rn.bf16.f32 $0, $1;", "=h,f", side_effect=False)
+            # no memory access and it returns (llvmlite knows no `willreturn`: added past its
+            # keyword check, as flush_f32_subnormals does): the load/store vectorizer then
+            # merges the accesses around it into 16-byte ones
+            call = self.b.call(cvt, [v], attrs=("nounwind", "readnone"))
+            set.add(call.attributes, "willreturn")
+            return call
+        return super().cast(v, src, dst, e)
 
     # ---- the entry ---------------------------------------------------------------------------
     def entry_param_type(self, p) -> ir.Type:
