@@ -82,6 +82,9 @@ LONG_FIRST = (
 
 
 def pytest_collection_modifyitems(config, items):
+    for item in items:  # a marker on a test that takes no engine fixture is checked too
+        engines.marked(item.nodeid, list(item.iter_markers("engines")))
+
     def rank(item):
         path = item.nodeid.split("::", 1)[0]
         return LONG_FIRST.index(path) if path in LONG_FIRST else len(LONG_FIRST)

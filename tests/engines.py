@@ -4,8 +4,10 @@ A test that takes the `engine` fixture (tests/conftest.py) runs once per engine,
 id (`test_x[cpu]`, `test_x[cuda]`): the CPU engine and the simulator always; CUDA always, skipped
 without a GPU (so a run says what it did not check); Julia only where a Julia is installed (the
 Julia 1.5.3 tier of `julia/tools/install_local.py`, else juliacall with a `julia`). `--engines
-cpu,sim` narrows a run; `@pytest.mark.engines("cpu", "cuda")` narrows a test to the engines it is
-meant for (its comment says why).
+cpu,sim` narrows a run; `@pytest.mark.engines("cpu", "cuda", reason="...")` (on a test, or a
+module's `pytestmark`) sets the engines a test is meant for, and its required `reason` says why
+those and not the others: a marker without a reason, or naming an engine that does not exist, fails
+the test's collection (`marked`).
 """
 from __future__ import annotations
 
@@ -129,12 +131,34 @@ def cases(metafunc, argname: str, module: str, default=ENGINES) -> list | None:
     defs = metafunc._arg2fixturedefs.get(argname)
     if not defs or defs[-1].func.__module__ != module:
         return None
-    mark = metafunc.definition.get_closest_marker("engines")
-    wanted = mark.args if mark else default
-    unknown = set(wanted) - set(ENGINES)
-    if unknown:
-        raise pytest.UsageError(f"{metafunc.definition.nodeid}: unknown engine(s) {unknown}")
-    return params(metafunc.config, wanted)
+    return params(metafunc.config, marked(metafunc.definition.nodeid,
+                                          list(metafunc.definition.iter_markers("engines")),
+                                          default))
+
+
+def marked(nodeid: str, marks: list, default=ENGINES) -> tuple[str, ...]:
+    """The engines of the closest of `marks` (a test's `engines` markers, closest first), else
+    `default`. Every one of them, the module's too, must name known engines and say why in a
+    non-empty `reason`; else a UsageError that names the test."""
+    for mark in marks:
+        where = f"{nodeid}: @pytest.mark.engines{_shown(mark)}"
+        unknown = [n for n in mark.args if n not in ENGINES]
+        if unknown or not mark.args:
+            named = f"unknown engine(s) {', '.join(map(repr, unknown))}" if unknown else "no engine"
+            raise pytest.UsageError(f"{where} names {named}; the engines are {', '.join(ENGINES)}")
+        reason = mark.kwargs.get("reason")
+        if not isinstance(reason, str) or not reason.strip():
+            raise pytest.UsageError(f"{where} has no reason: add reason=\"...\", why these "
+                                    "engines and not the others")
+        extra = sorted(set(mark.kwargs) - {"reason"})
+        if extra:
+            raise pytest.UsageError(f"{where}: unknown keyword(s) {', '.join(extra)}")
+    return tuple(marks[0].args) if marks else tuple(default)
+
+
+def _shown(mark) -> str:
+    return "(" + ", ".join([*map(repr, mark.args),
+                            *(f"{k}={v!r}" for k, v in mark.kwargs.items())]) + ")"
 
 
 def _argnames(mark) -> list[str]:

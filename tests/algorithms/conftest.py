@@ -3,9 +3,9 @@ floating sums.
 
 `device` is the engine of the case (tests/engines.py: `test_x[cpu]`, `test_x[sim]`,
 `test_x[cuda]`), by default the CPU engine, the simulator and a GPU (skipped without one); a module
-or test narrows it with `@pytest.mark.engines(...)`. A test marked `sim_scans` runs on the
-simulator twice, once with each GPU scan (`sim` takes the two passes, as it does unforced;
-`sim-look-back` forces the single-pass look-back scan, which CUDA takes)."""
+or test narrows it with `@pytest.mark.engines(..., reason="...")`, saying why. A test marked
+`sim_scans` runs on the simulator twice, once with each GPU scan (`sim` takes the two passes, as
+it does unforced; `sim-look-back` forces the single-pass look-back scan, which CUDA takes)."""
 import math
 
 import numpy as np
