@@ -6,8 +6,10 @@ import pytest
 import tack
 from tack import algorithms as A
 
-pytestmark = pytest.mark.engines("cpu", "sim")  # both engines CI has: the simulator's paths are
-# the GPU's workgroup paths
+pytestmark = pytest.mark.engines("cpu", "sim",
+                                 reason="the argument checks run before any launch: the CPU and "
+                                        "the simulator (whose paths are a GPU's workgroup paths), "
+                                        "the engines CI runs")
 
 
 @pytest.fixture

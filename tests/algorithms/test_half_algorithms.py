@@ -19,9 +19,6 @@ SIZES = [1, 7, 257, 4097, 65537]
 UNIT = {"float16": 2.0 ** -11, "bfloat16": 2.0 ** -8}  # half the ulp of 1: one rounding
 
 
-# the CPU engine, the simulator (the workgroup paths) and a GPU (block reductions, tiled matmul,
-# tile and look-back scans)
-pytestmark = pytest.mark.engines("cpu", "sim", "cuda")
 
 
 def _name(d) -> str:

@@ -108,7 +108,7 @@ def test_result_is_fixed_by_n(device):
 
 
 @pytest.mark.slow
-@pytest.mark.engines("cpu", "cuda")  # 10^7 elements take 15 s in the simulator
+@pytest.mark.engines("cpu", "cuda", reason="not sim: 10^7 elements take 15 s there")
 def test_ten_million(device):
     x = data(10 ** 7, np.float32)
     a = tack.array(x)

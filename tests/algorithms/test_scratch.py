@@ -10,8 +10,9 @@ from tack.algorithms import _scratch as S
 
 from .conftest import data
 
-pytestmark = pytest.mark.engines("cpu")  # the table's rule; the algorithms' use of it below runs
-# on every engine
+pytestmark = pytest.mark.engines("cpu",
+                                 reason="the table's rule does not depend on the engine; the "
+                                        "algorithms' use of it below runs on every engine")
 
 
 @pytest.fixture
@@ -45,7 +46,9 @@ def test_the_table_holds_at_most_limit_arrays(device, table, monkeypatch):
     assert S.kept(device, tack.i32, 0, 1) is not made[0]
 
 
-@pytest.mark.engines("cpu", "sim", "cuda")
+@pytest.mark.engines("cpu", "sim", "cuda",
+                     reason="every engine, the workgroup engines' paths keeping their arrays too "
+                            "(the module's rule is checked on the CPU)")
 def test_algorithms_stay_right_under_a_small_bound(device, table):
     """Work arrays evicted between (and within) calls: results unchanged (on the workgroup
     engines too, whose paths keep their arrays: the GPU paths)."""
@@ -58,7 +61,9 @@ def test_algorithms_stay_right_under_a_small_bound(device, table):
     assert S.kept_bytes(device) <= S.BYTES
 
 
-@pytest.mark.engines("cpu", "cuda")
+@pytest.mark.engines("cpu", "sim", "cuda",
+                     reason="every engine reads its result boxes (the module's rule is checked on "
+                            "the CPU)")
 def test_result_box_reads_what_a_kernel_wrote(device):
     box, read = S.result_box(device, tack.f64, "test")
     A.fill_value(box, 2.5)

@@ -9,8 +9,11 @@ from tack import algorithms as A
 
 from tests.algorithms.conftest import KEYS, check_sort, data
 
-pytestmark = pytest.mark.engines("sim")  # and a GPU where a test says so; tests/algorithms/
-# test_sort_segments.py runs the sort's API tests on every engine
+pytestmark = pytest.mark.engines("sim",
+                                 reason="the radix passes at sizes the simulator runs quickly, in "
+                                        "CI without a GPU (the tests below add a GPU); "
+                                        "tests/algorithms/test_sort_segments.py runs the sort's "
+                                        "API on every engine")
 
 
 @pytest.mark.parametrize("dtype", KEYS)
@@ -24,14 +27,18 @@ def test_argsort_is_numpy_stable(device, dtype, n):
 
 
 @pytest.mark.parametrize("n", [2047, 2048, 8 * 2048 + 1])
-@pytest.mark.engines("sim", "cuda")
+@pytest.mark.engines("sim", "cuda",
+                     reason="the workgroup radix passes, on a GPU too; the CPU engine's sort is "
+                            "test_sort_segments.py's")
 def test_argsort_around_tiles(device, n):
     x = data(n, np.int32)
     np.testing.assert_array_equal(A.argsort(tack.array(x)).numpy(), np.argsort(x, kind="stable"))
 
 
 @pytest.mark.parametrize("n", [2049, 20011])
-@pytest.mark.engines("sim", "cuda")
+@pytest.mark.engines("sim", "cuda",
+                     reason="the workgroup radix passes, on a GPU too; the CPU engine's sort is "
+                            "test_sort_segments.py's")
 def test_argsort_many_equal_keys(device, n):
     """Few distinct keys: long runs of one digit within a tile keep their input order, and the
     tile's padding (keys of all ones) stays behind real keys of the top digit."""
@@ -39,7 +46,9 @@ def test_argsort_many_equal_keys(device, n):
     np.testing.assert_array_equal(A.argsort(tack.array(x)).numpy(), np.argsort(x, kind="stable"))
 
 
-@pytest.mark.engines("sim", "cuda")
+@pytest.mark.engines("sim", "cuda",
+                     reason="the workgroup radix passes, on a GPU too; the CPU engine's sort is "
+                            "test_sort_segments.py's")
 @pytest.mark.parametrize("dtype", KEYS)
 def test_sort_with_keys_converted_after_the_passes(device, monkeypatch, dtype):
     """sort's other path (sorting.FUSED_KEYS off): the last pass writes offsets, a kernel adds

@@ -10,11 +10,13 @@ from tack import algorithms as A
 from .conftest import check_sum, data, gamma, unit
 
 SIZES = [1, 2, 31, 257, 4097, 65537, 131071]
-pytestmark = pytest.mark.engines("cpu", "cuda")
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("n", SIZES)
+@pytest.mark.engines("cpu", "cuda",
+                     reason="not sim: about 4 s there; test_reductions.py runs the simulator's "
+                            "reductions, test_var_std below its sums of squares")
 def test_norms_and_dot(device, dtype, n):
     x, y = data(n, dtype), data(n, dtype, seed=1)
     a, b = tack.array(x), tack.array(y)
@@ -133,7 +135,6 @@ HIST_DATA = {  # label: data whose edges (and counts) must be NumPy's exactly
 
 @pytest.mark.parametrize("label", list(HIST_DATA))
 @pytest.mark.parametrize("bins", [1, 2, 7, 10])
-@pytest.mark.engines("cpu", "sim")
 def test_histogram_edges_are_numpys(device, label, bins):
     """np.histogram's edges, dtype included (float32 for float32 data: a constant range is
     widened by 0.5 in float32), and its counts, without a range and with one."""
@@ -157,7 +158,6 @@ def test_histogram_edges_are_numpys(device, label, bins):
     (np.array([-np.inf, 0.0]), "not finite"),
     (np.full(3, 1e8, np.float32), "Too many bins"),  # x ± 0.5 rounds back to x in float32
 ])
-@pytest.mark.engines("cpu", "sim")
 def test_histogram_refuses_what_numpy_refuses(device, launches_of_histogram, x, match):
     with pytest.raises(ValueError, match=match):
         np.histogram(x, 3)
@@ -165,7 +165,6 @@ def test_histogram_refuses_what_numpy_refuses(device, launches_of_histogram, x, 
         A.histogram(tack.array(x), 3)
 
 
-@pytest.mark.engines("cpu", "sim")
 def test_histogram_nan_with_a_range_counts_nowhere(device):
     x = np.array([np.nan, 0.25, 0.75, np.nan], np.float32)
     counts, edges = A.histogram(tack.array(x), 2, (0.0, 1.0))
@@ -180,7 +179,6 @@ def test_histogram_nan_with_a_range_counts_nowhere(device):
     ((2.0, 1.0), tack.TackValueError), ((0.0, np.inf), tack.TackValueError),
     ((np.nan, 1.0), tack.TackValueError),
 ])
-@pytest.mark.engines("cpu", "sim")
 def test_histogram_malformed_range(device, launches_of_histogram, range_, err):
     with pytest.raises(err, match="histogram"):
         A.histogram(tack.array(np.arange(5.0)), 3, range_)
@@ -190,7 +188,6 @@ def test_histogram_malformed_range(device, launches_of_histogram, range_, err):
 @pytest.mark.parametrize("bins,err", [(2 ** 31, tack.TackValueError), (-1, tack.TackValueError),
                                       (np.int64(0), tack.TackValueError),
                                       ("3", tack.TackTypeError), (True, tack.TackTypeError)])
-@pytest.mark.engines("cpu", "sim")
 def test_histogram_bins(device, bins, err):
     with pytest.raises(err, match="histogram: bins"):
         A.histogram(tack.array(np.arange(5.0)), bins)

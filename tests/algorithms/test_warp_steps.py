@@ -20,7 +20,10 @@ from tack.lib.warp_reductions import warp_group_reduce
 
 from tests.algorithms.conftest import check_sum, data, gamma
 
-pytestmark = pytest.mark.engines("sim", "cuda")
+pytestmark = pytest.mark.engines("sim", "cuda",
+                                 reason="the engines with register warps (the steps' shared-memory"
+                                        " form is forced there too); the CPU and Julia engines "
+                                        "take the shared-memory steps only")
 
 SIZES = [1, 31, 32, 33, 257, 1025, 4093, 4097, 8191, 20011]  # primes, 256·k ± 1
 STEPS = ["warps", "shared"]
@@ -166,7 +169,7 @@ def test_sorts(device, steps, dtype, n):
     np.testing.assert_array_equal(s.numpy(), few[order])
 
 
-@pytest.mark.engines("sim")
+@pytest.mark.engines("sim", reason="tack.check runs kernels on the simulator")
 def test_check_is_clean_on_the_warp_kernels(device):
     """tack.check (races, barriers, divergent collectives) on every kernel that takes a warp
     step, with several workgroups and look-back blocks."""

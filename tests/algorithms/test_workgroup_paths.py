@@ -11,7 +11,10 @@ from tack.algorithms import lookback, scans
 
 from tests.algorithms.conftest import check_sum, data
 
-pytestmark = pytest.mark.engines("sim")
+pytestmark = pytest.mark.engines("sim",
+                                 reason="the GPU's scan paths on the simulator, in CI without a "
+                                        "GPU; tests/cuda/test_algorithms_cuda.py runs them on a "
+                                        "GPU")
 
 
 @pytest.mark.parametrize("n", [4096 * 257 + 3])
@@ -45,7 +48,10 @@ def _roundtrip(x, bits, back):
         back[i] = lookback.f32_value(x, w)
 
 
-@pytest.mark.engines("cpu", "sim")
+@pytest.mark.engines("cpu", "sim",
+                     reason="the payload's arithmetic in a kernel of its own, the same on any "
+                            "engine; tests/cuda/test_algorithms_cuda.py compares a GPU's look-back"
+                            " bits with the simulator's")
 def test_f32_payload_is_the_bit_pattern(device):
     """The look-back publishes f32 values by their IEEE bits, computed with exact scalings:
     specials, subnormals and random patterns (NaN excepted: any NaN becomes the quiet NaN)."""

@@ -111,9 +111,10 @@ def _kernel(fn, arity):
     return two
 
 
-# Julia: a kernel per function costs ~1 s to compile on Julia 1.5.3, about a minute here;
-# julia/test/test_math_builtins.jl checks the rendered functions against Julia's own
-@pytest.mark.engines("cpu", "sim", "cuda")
+@pytest.mark.engines("cpu", "sim", "cuda",
+                     reason="not julia: a kernel per function costs ~1 s to compile on Julia "
+                            "1.5.3, about a minute here; julia/test/test_math_builtins.jl checks "
+                            "the rendered functions against Julia's own")
 @pytest.mark.parametrize("b", MATH, ids=[b.name for b in MATH])
 def test_every_math_function_computes_its_numpy_function(b, engine):
     """Each entry, on each engine, in f32 and f64, against its own NumPy function (the

@@ -141,8 +141,10 @@ def test_host_arrays_serve_every_cpu_device():
     tack.set_default_device("cpu")
 
 
-@pytest.mark.engines("cuda")  # an array in device memory; without a GPU, tests/julia/
-# test_julia153_device_arrays.py gives the CPU engine one of the Julia engine's device arrays
+@pytest.mark.engines("cuda",
+                     reason="an array in device memory; without a GPU, "
+                            "tests/julia/test_julia153_device_arrays.py gives the CPU engine one "
+                            "of the Julia engine's device arrays")
 def test_arrays_of_another_device_are_refused(engine):
     a = tack.zeros(3)
     tack.set_default_device("cpu")

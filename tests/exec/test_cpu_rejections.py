@@ -45,7 +45,9 @@ def test_cpu_rejects_barrier_under_varying_if_as_cpu():
     assert e.value.loc.line == varying_barrier.source.tree.lineno + varying_barrier.source.first_line - 1
 
 
-@pytest.mark.engines("sim", "cuda")  # the workgroup engines (the CPU refuses barriers above)
+@pytest.mark.engines("sim", "cuda",
+                     reason="the workgroup engines' rule; the CPU refuses barriers (the test "
+                            "above)")
 def test_workgroup_engine_refuses_barrier_under_varying_if(engine):
     with pytest.raises(ValueError, match="requires uniform workgroup participation"):
         varying_barrier(tack.zeros(256, tack.f32))

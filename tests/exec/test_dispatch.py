@@ -117,8 +117,10 @@ def test_errors_after_the_path_is_built_are_the_general_ones():
     np.testing.assert_allclose(y.numpy(), [2, 2, 2])  # the first call and the keyword one ran
 
 
-@pytest.mark.engines("cuda")  # an array in device memory; without a GPU, tests/julia/
-# test_julia153_device_arrays.py gives the CPU engine one of the Julia engine's device arrays
+@pytest.mark.engines("cuda",
+                     reason="an array in device memory; without a GPU, "
+                            "tests/julia/test_julia153_device_arrays.py gives the CPU engine one "
+                            "of the Julia engine's device arrays")
 def test_an_array_of_another_device_is_refused_after_the_path_is_built(engine):
     other = tack.zeros(3)
     tack.set_default_device("cpu")

@@ -10,7 +10,9 @@ from tack.errors import TackNameError, TackTypeError, UnsupportedSyntaxError
 
 from tests.kernels import mma as K
 
-pytestmark = pytest.mark.engines("sim", "cuda")
+pytestmark = pytest.mark.engines("sim", "cuda",
+                                 reason="the CPU engine refuses MMAs (tested below); the Julia "
+                                        "engine's portable form is tests/julia/test_mma_julia.py's")
 U = 2.0 ** -24  # f32's unit roundoff
 
 

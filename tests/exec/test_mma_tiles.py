@@ -11,7 +11,9 @@ import pytest
 import tack
 from tack.errors import TackTypeError
 
-pytestmark = pytest.mark.engines("sim", "cuda")
+pytestmark = pytest.mark.engines("sim", "cuda",
+                                 reason="the CPU engine refuses MMAs; the Julia engine's shared-"
+                                        "memory form runs on the simulator below")
 
 
 @tack.kernel
@@ -136,7 +138,9 @@ def _plain_mma(H, B, Y, n):
                                 tack.mma_zeros()), Y, r, 0)
 
 
-@pytest.mark.engines("sim")
+@pytest.mark.engines("sim",
+                     reason="runs the Julia engine's rewritten IR on the simulator's own kernel "
+                            "runner")
 def test_the_shared_memory_form_computes_the_same_bits(engine):
     """passes/warps_shared.py (the Julia engine's warp operations through shared memory) on
     the simulator: the row reductions' shuffles and the MMA give the same bits."""

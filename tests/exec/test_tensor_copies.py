@@ -129,7 +129,8 @@ DT = {np.float32: tack.f32, np.float16: tack.f16, ml_dtypes.bfloat16: tack.bf16,
       np.int32: tack.i32, np.uint8: tack.u8}
 
 
-@pytest.mark.engines("sim", "cuda")  # the GPU engines (the CPU's and Julia's refusal below)
+@pytest.mark.engines("sim", "cuda",
+                     reason="the GPU engines; the CPU's and Julia's refusal is tested below")
 @pytest.mark.parametrize("case", CASES, ids=[f"{c[0].__name__}-{c[3]}" for c in CASES])
 def test_a_box_lands_where_its_layout_puts_it_zeros_outside(engine, case):
     np_dtype, shape, (rows, cols), layout = case

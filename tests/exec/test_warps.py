@@ -19,9 +19,9 @@ from tests.kernels.warps import (
     votes,
 )
 
-# The simulator and a GPU (the CPU engine refuses warps: tested below); the tests marked for
-# julia run on it too, the Julia 1.5.3 tier in four dtypes (each compile there takes seconds)
-pytestmark = pytest.mark.engines("sim", "cuda")
+pytestmark = pytest.mark.engines("sim", "cuda",
+                                 reason="the CPU engine refuses warps (tested below); the tests "
+                                        "marked for julia run there too")
 JULIA_DTYPES = (tack.i32, tack.u8, tack.f16, tack.f64)
 
 
@@ -30,7 +30,9 @@ def _julia_dtype(engine, dtype):
         pytest.skip("not run on the Julia tier: it runs the warp tests in "
                     + ", ".join(t.name for t in JULIA_DTYPES))
 
-@pytest.mark.engines("sim", "cuda", "julia")
+@pytest.mark.engines("sim", "cuda", "julia",
+                     reason="the CPU engine refuses warps; the Julia 1.5.3 tier runs them through "
+                            "shared memory, in four dtypes (each compile there takes seconds)")
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda t: t.name)
 def test_shuffles_match_the_lockstep_model(engine, dtype):
     _julia_dtype(engine, dtype)
@@ -45,7 +47,9 @@ def test_shuffles_match_the_lockstep_model(engine, dtype):
         np.testing.assert_array_equal(out.numpy().view(np.uint8), want.view(np.uint8), op)
 
 
-@pytest.mark.engines("sim", "cuda", "julia")
+@pytest.mark.engines("sim", "cuda", "julia",
+                     reason="the CPU engine refuses warps; the Julia 1.5.3 tier runs them through "
+                            "shared memory, in four dtypes (each compile there takes seconds)")
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda t: t.name)
 def test_reductions_match_the_butterfly(engine, dtype):
     _julia_dtype(engine, dtype)
@@ -61,7 +65,9 @@ def test_reductions_match_the_butterfly(engine, dtype):
         np.testing.assert_array_equal(outs[0].numpy().reshape(-1, W)[:, 0], wrapped)
 
 
-@pytest.mark.engines("sim", "cuda", "julia")
+@pytest.mark.engines("sim", "cuda", "julia",
+                     reason="the CPU engine refuses warps; the Julia 1.5.3 tier runs them through "
+                            "shared memory, in four dtypes (each compile there takes seconds)")
 def test_a_nan_loses_in_warp_min_and_max(engine):
     x = np.arange(256, dtype=np.float32)
     x[::3] = np.nan
@@ -72,7 +78,9 @@ def test_a_nan_loses_in_warp_min_and_max(engine):
     np.testing.assert_array_equal(outs[2].numpy().reshape(-1, W)[:, 0], np.nanmax(rows, 1))
 
 
-@pytest.mark.engines("sim", "cuda", "julia")
+@pytest.mark.engines("sim", "cuda", "julia",
+                     reason="the CPU engine refuses warps; the Julia 1.5.3 tier runs them through "
+                            "shared memory, in four dtypes (each compile there takes seconds)")
 @pytest.mark.parametrize("dtype", [tack.i32, tack.f16, tack.f64], ids=lambda t: t.name)
 def test_votes(engine, dtype):
     n = 256 * 3
@@ -89,7 +97,9 @@ def test_votes(engine, dtype):
     assert outs[2].numpy()[0] == 0xFFFFFFFF and outs[2].numpy()[W] == 0
 
 
-@pytest.mark.engines("sim", "cuda", "julia")
+@pytest.mark.engines("sim", "cuda", "julia",
+                     reason="the CPU engine refuses warps; the Julia 1.5.3 tier runs them through "
+                            "shared memory, in four dtypes (each compile there takes seconds)")
 def test_lane_and_warp_ids(engine):
     n = 256 * 2 + 37  # no collective: a partial workgroup is allowed
     lane, warp = tack.zeros(n, tack.i32), tack.zeros(n, tack.i32)
@@ -100,7 +110,9 @@ def test_lane_and_warp_ids(engine):
     assert W == 32
 
 
-@pytest.mark.engines("sim", "cuda", "julia")
+@pytest.mark.engines("sim", "cuda", "julia",
+                     reason="the CPU engine refuses warps; the Julia 1.5.3 tier runs them through "
+                            "shared memory, in four dtypes (each compile there takes seconds)")
 def test_a_block_sum_from_warp_sums(engine):
     n = 256 * 5
     x = np.random.default_rng(4).standard_normal(n).astype(np.float32)
@@ -184,7 +196,7 @@ def test_a_bool_warp_sum_is_a_type_error(engine):
         bool_sum(tack.zeros(256), tack.zeros(256, tack.i32), 256)
 
 
-@pytest.mark.engines("sim")  # the simulator runs the rewritten IR itself
+@pytest.mark.engines("sim", reason="the simulator runs the rewritten IR itself")
 # ---- the shared-memory form (passes/warps_shared.py, the Julia engine's) on the simulator -------
 @pytest.mark.parametrize("kernel, make", [
     (shuffles, lambda t: [tack.array(_data(t, 512)), tack.array(

@@ -12,7 +12,10 @@ from tack.errors import CapabilityError, TackTypeError, TackValueError, Unsuppor
 from tests.kernels import mma as R
 from tests.kernels import wgmma as K
 
-pytestmark = pytest.mark.engines("sim", "cuda")
+pytestmark = pytest.mark.engines("sim", "cuda",
+                                 reason="the warpgroup MMA runs on the simulator and an sm_90 GPU;"
+                                        " the CPU engine refuses it, and the Julia engine's loops "
+                                        "are tests/julia/test_wgmma_julia.py's")
 U = 2.0 ** -24
 ROWS = (0, 9, 17, 42, 63, 64, 77, 100, 127)  # rows of every warp of both warpgroups
 

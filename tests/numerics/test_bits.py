@@ -140,7 +140,9 @@ def test_a_rows_result_does_not_depend_on_the_batch(engine, dtype):
             np.testing.assert_array_equal(_bits(part), _bits(full[lo:hi]), (name, lo, hi))
 
 
-@pytest.mark.engines("sim", "julia")  # the CPU engine's bits are the reference; CUDA: libdevice's
+@pytest.mark.engines("sim", "julia",
+                     reason="the CPU engine's bits are the reference; CUDA takes libdevice's "
+                            "functions")
 def test_float32_elementwise_ops_have_the_cpu_engines_bits(engine):
     """gelu and silu take exp, tanh and erf: tack.lib's on every engine that takes the library's
     math (passes/libmath.py)."""
@@ -156,9 +158,10 @@ def test_float32_elementwise_ops_have_the_cpu_engines_bits(engine):
 @pytest.mark.xfail(strict=True, reason="docs/numerics.md, 'Not the same bits': by default a "
                    "reduction's order is the engine's (a workgroup tree with workgroups, a loop "
                    "on the CPU); deterministic mode gives one (test_deterministic.py)")
-# the CPU engine's order is the reference; not julia: about 27 s there (every op and algorithm
-# a new Julia kernel), where test_sum_order.py checks the order its sums take
-@pytest.mark.engines("sim", "cuda")
+@pytest.mark.engines("sim", "cuda",
+                     reason="the CPU engine's order is the reference; not julia: about 27 s there "
+                            "(every op and algorithm a new Julia kernel), where test_sum_order.py "
+                            "checks the order its sums take")
 def test_reductions_follow_the_engine(engine):
     got = _everything(np.float32)
     with tack.device("cpu"):

@@ -81,9 +81,10 @@ def _measure(dtype) -> dict:
     return worst
 
 
-# not julia: about 30 s a dtype there (each op a new Julia kernel at each length); its ops are
-# checked against the CPU engine's bits by test_deterministic.py and test_sum_order.py
-@pytest.mark.engines("cpu", "sim", "cuda")
+@pytest.mark.engines("cpu", "sim", "cuda",
+                     reason="not julia: about 30 s a dtype there (each op a new Julia kernel at "
+                            "each length); its ops are checked against the CPU engine's bits by "
+                            "test_deterministic.py and test_sum_order.py")
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_every_op_within_its_declared_bound(engine, dtype):
     worst = _measure(dtype)

@@ -144,7 +144,8 @@ def op_errors(dtype) -> dict:
     return worst
 
 
-@pytest.mark.engines("cpu", "sim", "julia")  # tack.lib's f32 functions (a GPU: its library's)
+@pytest.mark.engines("cpu", "sim", "julia",
+                     reason="tack.lib's f32 functions; a GPU takes its library's")
 @pytest.mark.parametrize("dtype", HALVES, ids=_name)
 def test_half_math_within_its_bound_for_every_value(engine, dtype):
     worst = math_ulps(dtype)
@@ -152,7 +153,9 @@ def test_half_math_within_its_bound_for_every_value(engine, dtype):
     assert not over, over
 
 
-@pytest.mark.engines("cpu", "sim", "cuda")
+@pytest.mark.engines("cpu", "sim", "cuda",
+                     reason="not julia: each op a new Julia kernel; test_sum_order.py runs the "
+                            "ops' half rows there")
 @pytest.mark.parametrize("dtype", HALVES, ids=_name)
 def test_half_ops_within_their_bounds(engine, dtype):
     worst = op_errors(dtype)

@@ -10,7 +10,9 @@ from tack import ops
 
 from tests.ops import refs
 
-pytestmark = pytest.mark.engines("cpu", "sim")
+pytestmark = pytest.mark.engines("cpu", "sim",
+                                 reason="the CPU engine and the simulator (a GPU's workgroup "
+                                        "paths), the engines CI runs")
 
 
 def _close(got, want, dtype=np.float32, scale=4):

@@ -58,7 +58,9 @@ def test_errors_come_before_any_launch(monkeypatch):
     assert calls == []
 
 
-@pytest.mark.engines("cpu", "cuda")
+@pytest.mark.engines("cpu", "sim", "cuda",
+                     reason="the CPU's kernels and the workgroup kernels (the simulator's and a "
+                            "GPU's)")
 def test_out_is_written_and_returned(device):
     x = np.arange(6, dtype=np.float32).reshape(2, 3) - 2
     out = tack.full((2, 3), 9.0)

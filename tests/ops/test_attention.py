@@ -15,14 +15,19 @@ DTYPES = [np.float32, np.float64]
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.__name__)
 @pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
-@pytest.mark.engines("cpu", "cuda")
+@pytest.mark.engines("cpu", "cuda",
+                     reason="not sim: about 3 s a case at (1, 1, 257, 64); "
+                            "tests/ops/test_workgroup_paths.py runs the simulator's attention "
+                            "tiles")
 def test_attention(device, shape, dtype, causal):
     q, k, v = (refs.rand(shape, dtype, s, 1.5) for s in (1, 2, 3))
     want = refs.attention(q, k, v, 1 / math.sqrt(shape[-1]), causal)
     refs.close(ops.attention(q, k, v, causal=causal), want, dtype, scale=8)
 
 
-@pytest.mark.engines("cpu", "cuda")
+@pytest.mark.engines("cpu", "sim", "cuda",
+                     reason="the CPU's kernels and the workgroup kernels (the simulator's and a "
+                            "GPU's)")
 def test_explicit_scale_and_large_scores(device):
     """Scores of several hundred: the online softmax keeps every exponential finite."""
     q, k, v = (refs.rand((1, 2, 40, 4), np.float32, s, 1.0) for s in (1, 2, 3))
@@ -32,7 +37,9 @@ def test_explicit_scale_and_large_scores(device):
 
 
 @pytest.mark.parametrize("d", [0, 1])
-@pytest.mark.engines("cpu", "sim")  # the simulator's 256-lane kernels
+@pytest.mark.engines("cpu", "sim",
+                     reason="the simulator's 256-lane kernels at the head_dims around their "
+                            "bounds, as the CPU's; the engines CI runs")
 def test_empty_head_dim_and_sequence(device, d):
     """head_dim 0 (no scores to scale: 1/sqrt(0) is never taken) or an empty sequence: the
     empty result of q's shape."""
@@ -52,7 +59,9 @@ WIDE = [(1, 1, 3, 64), (1, 1, 3, 65), (1, 2, 5, 128), (1, 2, 5, 129), (2, 1, 4, 
 @pytest.mark.parametrize("shape", WIDE, ids=str)
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.__name__)
 @pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
-@pytest.mark.engines("cpu", "sim")  # the simulator's 256-lane kernels
+@pytest.mark.engines("cpu", "sim",
+                     reason="the simulator's 256-lane kernels at the head_dims around their "
+                            "bounds, as the CPU's; the engines CI runs")
 def test_head_dims_around_the_bounds(device, shape, dtype, causal):
     q, k, v = (refs.rand(shape, dtype, s, 1.5) for s in (1, 2, 3))
     want = refs.attention(q, k, v, 1 / math.sqrt(shape[-1]), causal)

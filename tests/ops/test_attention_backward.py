@@ -12,7 +12,9 @@ from tack import ops
 
 from tests.ops import refs
 
-pytestmark = pytest.mark.engines("cpu", "sim", "cuda")
+pytestmark = pytest.mark.engines("cpu", "sim", "cuda",
+                                 reason="the CPU's kernels and the workgroup kernels (the "
+                                        "simulator's and a GPU's)")
 
 
 def reference(q, k, v, do, scale, causal):
@@ -74,7 +76,6 @@ def test_half_inputs_round_each_gradient_once(device, dtype):
         assert (err <= eps * np.abs(w) + 1e-4 * np.abs(w).max()).all(), err.max()
 
 
-@pytest.mark.engines("cpu")
 def test_scale_and_shapes_of_arguments():
     q = np.zeros((1, 1, 3, 4), np.float32)
     assert [g.shape for g in ops.attention_backward(q, q, q, q, scale=-2.0)] == [q.shape] * 3

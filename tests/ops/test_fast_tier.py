@@ -35,7 +35,9 @@ CASES = {
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-@pytest.mark.engines("cpu", "cuda")
+@pytest.mark.engines("cpu", "cuda",
+                     reason="not sim: the FAST tier of every op takes minutes on the simulator; "
+                            "tests/ops/test_workgroup_paths.py runs its workgroup paths")
 def test_fast_tier(device, name):
     subject, reference, signature, op_class = CASES[name]
     # A product's k-long sum of the tier's large values (up to 1e6) cancels: one more stage of

@@ -19,8 +19,9 @@ from tests.ops import refs
 HALVES = [np.float16, ml_dtypes.bfloat16]
 BOUND = HALF_OP_BOUNDS["attention"][0]
 
-# the simulator (the exact model of the MMA kernels) and a GPU
-pytestmark = pytest.mark.engines("sim", "cuda")
+pytestmark = pytest.mark.engines("sim", "cuda",
+                                 reason="tensor-core kernels: the simulator (the exact model of "
+                                        "the MMA kernels) and a GPU; the CPU engine refuses MMAs")
 
 
 def _name(d) -> str:
@@ -114,7 +115,9 @@ def test_other_head_dims_keep_the_f32_kernels(device, d):
     assert np.abs(got.numpy().astype(np.float64) - refs_want).max() <= 2e-2
 
 
-@pytest.mark.engines("cpu", "sim")
+@pytest.mark.engines("cpu", "sim",
+                     reason="which path serves: none on the CPU engine (no tensor cores), the MMA "
+                            "kernels on the simulator")
 def test_where_the_tensor_core_kernels_serve(device):
     sim = tack.default_device().capabilities.tensor_cores
     half = tack.array(np.zeros((1, 1, 2, 64), np.float16))
@@ -123,7 +126,7 @@ def test_where_the_tensor_core_kernels_serve(device):
     assert not fa.supported(tack.array(np.zeros((1, 1, 2, 64), np.float32)), "ieee")
 
 
-@pytest.mark.engines("sim")
+@pytest.mark.engines("sim", reason="tack.check runs kernels on the simulator")
 @pytest.mark.parametrize("d, dtype, causal", [(64, np.float16, 1), (128, ml_dtypes.bfloat16, 0)])
 def test_the_kernels_check_clean(device, d, dtype, causal):
     """No race, no pipeline finding (a tile read before its copy is waited for, a stage
@@ -138,7 +141,9 @@ def test_the_kernels_check_clean(device, d, dtype, causal):
     assert report.verdict == "clean", report.text()
 
 
-@pytest.mark.engines("sim")
+@pytest.mark.engines("sim",
+                     reason="runs the Julia engine's rewritten IR on the simulator's own kernel "
+                            "runner")
 def test_the_warp_operations_through_shared_memory_give_the_same_bits(device):
     """passes/warps_shared.py (each MMA as an exchange through shared memory and f32 fused
     multiply-adds, each shuffle of the row reductions as one: the Julia engine's form) run on

@@ -20,9 +20,10 @@ HALVES = [np.float16, ml_dtypes.bfloat16]
 TOL = 1e-2  # tack.testing's float16/bfloat16 row
 
 
-# the CPU engine, the simulator (the workgroup paths) and a GPU (block reductions, tiled matmul,
-# tile and look-back scans)
-pytestmark = pytest.mark.engines("cpu", "sim", "cuda")
+pytestmark = pytest.mark.engines("cpu", "sim", "cuda",
+                                 reason="the CPU engine, the simulator (the workgroup paths) and a"
+                                        " GPU (block reductions, tiled matmul, tile and look-back "
+                                        "scans)")
 
 
 def _name(d) -> str:

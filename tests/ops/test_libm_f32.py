@@ -113,7 +113,9 @@ def test_the_special_values(engine):
     assert got["log"][7] == np.float32(np.log(np.float64(x[7])))  # the smallest subnormal
 
 
-@pytest.mark.engines("cpu", "sim", "julia")  # CUDA keeps libdevice's (library_math=False)
+@pytest.mark.engines("cpu", "sim", "julia",
+                     reason="the engines that take tack.lib's math; CUDA keeps libdevice's "
+                            "(library_math=False)")
 def test_the_builtins_are_the_library_functions_bit_for_bit(engine):
     x = np.random.default_rng(3).uniform(-200, 200, 30_001).astype(np.float32)
     x[:7] = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, 3.4e38]

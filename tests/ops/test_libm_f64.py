@@ -10,8 +10,9 @@ import pytest
 import tack
 from tack.testing.bounds import MATH_ULPS_F64
 
-# the engines that take tack.lib's float64 functions (a GPU keeps its device library)
-pytestmark = pytest.mark.engines("cpu", "sim", "julia")
+pytestmark = pytest.mark.engines("cpu", "sim", "julia",
+                                 reason="the engines that take tack.lib's float64 functions; a GPU"
+                                        " keeps its device library")
 
 NAMES = ("exp", "log", "sin", "cos", "tanh")
 REFS = {"exp": np.exp, "log": np.log, "sin": np.sin, "cos": np.cos, "tanh": np.tanh}

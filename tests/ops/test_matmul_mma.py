@@ -21,7 +21,9 @@ from tests.ops.tensor_matmul import inputs as _inputs
 from tests.ops.tensor_matmul import run as _run
 from tests.ops.tensor_matmul import within_bound as _within_bound
 
-pytestmark = pytest.mark.engines("sim", "cuda")
+pytestmark = pytest.mark.engines("sim", "cuda",
+                                 reason="tensor-core kernels: the simulator and a GPU; the CPU "
+                                        "engine refuses MMAs")
 # (m, k, n): one element; K = 1 over two tiles each way; primes (every copy element-wise);
 # k and n multiples of 8 (every copy 16 bytes) with a second column tile; a last slab of one;
 # 1025 rows (nine row tiles); k below one copy
@@ -70,7 +72,9 @@ def test_noncontiguous_inputs(device, name):
         assert np.array_equal(got.numpy().view(np.uint8), _run(a, b, name).numpy().view(np.uint8))
 
 
-@pytest.mark.engines("sim")
+@pytest.mark.engines("sim",
+                     reason="the documented order bit for bit: a GPU's tensor cores are held to "
+                            "the bound only")
 @pytest.mark.parametrize("shape", [(5, 37, 3), (2, 17, 40, 9), (2, 9, 24, 16)], ids=str)
 @pytest.mark.parametrize("name", list(DTYPES))
 def test_the_simulator_gives_the_documented_order(device, name, shape):
@@ -86,7 +90,7 @@ def test_the_simulator_gives_the_documented_order(device, name, shape):
         np.testing.assert_array_equal(got[i].view(np.uint8), want.view(np.uint8), f"batch {i}")
 
 
-@pytest.mark.engines("sim")
+@pytest.mark.engines("sim", reason="counts the simulator's kernel launches")
 @pytest.mark.parametrize("name", list(DTYPES))
 def test_the_tensor_core_kernels_run(device, monkeypatch, name):
     """The simulator takes the MMA kernels for these inputs (the CUDA-core kernel gives the
@@ -103,7 +107,7 @@ def test_the_tensor_core_kernels_run(device, monkeypatch, name):
     assert calls == [1]
 
 
-@pytest.mark.engines("sim")
+@pytest.mark.engines("sim", reason="tack.check runs kernels on the simulator")
 @pytest.mark.parametrize("m,k,n", [(37, 70, 20), (64, 96, 64)], ids=str)
 @pytest.mark.parametrize("name", list(DTYPES))
 def test_the_library_kernels_are_clean_under_check(device, name, m, k, n):
@@ -118,7 +122,9 @@ def test_the_library_kernels_are_clean_under_check(device, name, m, k, n):
     _within_bound(tack.array(report.outputs["c"]), a, b, name, False)  # and it computed C
 
 
-@pytest.mark.engines("cpu", "cuda")  # the FAST tier's 19 shapes: half a minute a dtype on the simulator
+@pytest.mark.engines("cpu", "cuda",
+                     reason="not sim: the FAST tier's 19 shapes take half a minute a dtype on the "
+                            "simulator")
 @pytest.mark.parametrize("name", list(DTYPES))
 def test_through_the_harness(device, name):
     prec = "tf32" if name == "tf32" else "ieee"
@@ -138,7 +144,9 @@ def test_through_the_harness(device, name):
     assert rec.passed, rec.summary()
 
 
-@pytest.mark.engines("sim")
+@pytest.mark.engines("sim",
+                     reason="the documented order bit for bit: a GPU's tensor cores are held to "
+                            "the bound only")
 @pytest.mark.parametrize("name", list(DTYPES))
 def test_the_simulator_gives_the_cpu_engines_bits(device, name):
     """The CPU engine's f32 fused multiply-add chain over k (on widened halves, or on operands

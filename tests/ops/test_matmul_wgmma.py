@@ -22,7 +22,9 @@ from tests.ops.tensor_matmul import inputs as _inputs
 from tests.ops.tensor_matmul import run as _run
 from tests.ops.tensor_matmul import within_bound as _within_bound
 
-pytestmark = pytest.mark.engines("sim", "cuda")
+pytestmark = pytest.mark.engines("sim", "cuda",
+                                 reason="the Hopper path: the simulator asked for sm_90 and an "
+                                        "sm_90 GPU; the CPU engine refuses MMAs")
 # (m, k, n): one element; K = 1 over two tiles each way; primes; a last slab of one (k = 65)
 # with k a multiple of a chunk for none of the dtypes; four slabs (k = 200: the ring refilled);
 # 1025 rows (nine row tiles); k below one chunk
@@ -89,7 +91,9 @@ def test_special_values_stay_where_numpy_puts_them(hopper, name):
     np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
 
 
-@pytest.mark.engines("sim")
+@pytest.mark.engines("sim",
+                     reason="the documented order bit for bit: a GPU's tensor cores are held to "
+                            "the bound only")
 @pytest.mark.parametrize("shape", [(5, 37, 3), (2, 17, 70, 9), (9, 200, 4)], ids=str)
 @pytest.mark.parametrize("name", list(DTYPES))
 def test_the_simulator_gives_the_documented_order(hopper, name, shape):
@@ -109,7 +113,7 @@ def test_the_simulator_gives_the_documented_order(hopper, name, shape):
     assert np.array_equal(got.view(np.uint8), mma.view(np.uint8))
 
 
-@pytest.mark.engines("sim")
+@pytest.mark.engines("sim", reason="counts the simulator's kernel launches")
 @pytest.mark.parametrize("name", list(DTYPES))
 def test_the_hopper_kernels_run_where_asked(hopper, monkeypatch, name):
     """tack.device("sim", sm=90) takes the wgmma kernels for these inputs and the default
@@ -142,7 +146,7 @@ def _check(name, m, k, n, **ring):
     return report, a, b
 
 
-@pytest.mark.engines("sim")
+@pytest.mark.engines("sim", reason="tack.check runs kernels on the simulator")
 @pytest.mark.parametrize("m,k,n", [(37, 200, 20), (130, 256, 9)], ids=str)
 @pytest.mark.parametrize("name", list(DTYPES))
 def test_the_kernel_is_clean_under_check(hopper, name, m, k, n):
@@ -156,7 +160,7 @@ def test_the_kernel_is_clean_under_check(hopper, name, m, k, n):
     _within_bound(got, a, b, name, False)  # and it computed C
 
 
-@pytest.mark.engines("sim")
+@pytest.mark.engines("sim", reason="tack.check runs kernels on the simulator")
 @pytest.mark.parametrize("name,width,stages,ahead,shape",
                          [("bfloat16", 256, 4, 2, (37, 200, 300)), ("tf32", 256, 3, 1, (9, 70, 9)),
                           ("float16", 128, 3, 1, (20, 300, 140))], ids=str)
@@ -175,7 +179,7 @@ def test_the_other_tiles_are_clean_and_exact(hopper, name, width, stages, ahead,
     _within_bound(tack.array(got), a, b, name, False)
 
 
-@pytest.mark.engines("sim")
+@pytest.mark.engines("sim", reason="tack.check runs kernels on the simulator")
 @pytest.mark.parametrize("stages,ahead", [(4, 3), (3, 2)], ids=str)
 def test_a_ring_one_slab_too_far_ahead_is_reported(hopper, stages, ahead):
     """The planted twin: copies `stages - 1` slabs ahead restage the stage whose MMAs
@@ -199,7 +203,9 @@ def test_the_simulator_option_is_checked():
     assert tack.device("sim", sm=90) is not tack.device("sim")
 
 
-@pytest.mark.engines("cuda")
+@pytest.mark.engines("cuda",
+                     reason="large shapes: minutes on the simulator; the shapes above cover its "
+                            "paths")
 @pytest.mark.parametrize("name", list(DTYPES))
 @pytest.mark.parametrize("m,k,n", [(1000, 1000, 1000), (513, 4100, 257), (4096, 512, 384)],
                          ids=str)
@@ -231,7 +237,9 @@ def test_the_tma_tile_within_the_bound(hopper, tma, name, shape):
     _within_bound(_run(a, b, name), a, b, name, _is_gpu(hopper))
 
 
-@pytest.mark.engines("sim")
+@pytest.mark.engines("sim",
+                     reason="the documented order bit for bit: a GPU's tensor cores are held to "
+                            "the bound only")
 @pytest.mark.parametrize("shape", [(5, 37, 3), (2, 17, 70, 9), (9, 200, 4)], ids=str)
 @pytest.mark.parametrize("name", list(DTYPES))
 def test_the_tma_tile_gives_the_documented_order(hopper, tma, name, shape):
@@ -246,7 +254,7 @@ def test_the_tma_tile_gives_the_documented_order(hopper, tma, name, shape):
         np.testing.assert_array_equal(got[i].view(np.uint8), want.view(np.uint8), f"batch {i}")
 
 
-@pytest.mark.engines("sim")
+@pytest.mark.engines("sim", reason="tack.check runs kernels on the simulator")
 @pytest.mark.parametrize("name,stages,ahead,shape",
                          [("float16", 4, 2, (37, 200, 20)), ("tf32", 4, 2, (130, 256, 9)),
                           ("bfloat16", 3, 1, (20, 300, 140))], ids=str)

@@ -91,7 +91,8 @@ def test_the_references_agree():
     assert [hex(g) for g in got] == [hex(e) for _, e in SPECIAL]
 
 
-@pytest.mark.engines("cpu", "sim", "cuda", "julia")
+@pytest.mark.engines("cpu", "sim", "cuda", "julia",
+                     reason="tack.tf32 is the same rounding on every engine")
 def test_tf32_rounding_bit_for_bit(device):
     x = _sweep()
     y = tack.zeros(x.shape, tack.f32)
@@ -108,7 +109,7 @@ def test_tf32_rounding_bit_for_bit(device):
     assert (err <= TF32_UNIT * np.abs(x[normal].astype(np.float64))).all()
 
 
-@pytest.mark.engines("sim", "cuda", "julia")  # the CPU engine refuses MMAs
+@pytest.mark.engines("sim", "cuda", "julia", reason="the CPU engine refuses MMAs")
 def test_mma_rounds_its_inputs_as_tack_tf32(device):
     """`tack.mma(a, b, acc, "tf32")` rounds each f32 input with `tack.tf32`'s definition, NaN
     quieted included. Each value x sits alone in a row of A (the rest -0.0), B's first row is
@@ -170,13 +171,17 @@ def _inputs(shape_a, shape_b, seed):
 
 
 @pytest.mark.parametrize("m,k,n", MM + LONG_K, ids=str)
-@pytest.mark.engines("cpu")
+@pytest.mark.engines("cpu",
+                     reason="the CPU's kernels at every shape, long k included; the simulator's "
+                            "256-lane kernel below at the short shapes")
 def test_matmul_tf32_is_ieee_on_rounded_operands(device, m, k, n):
     _check_rounded_operands(m, k, n)
 
 
 @pytest.mark.parametrize("m,k,n", MM, ids=str)
-@pytest.mark.engines("sim")  # the 256-lane kernel
+@pytest.mark.engines("sim",
+                     reason="the 256-lane kernel (the GPU's), at the short shapes: the simulator "
+                            "interprets each lane")
 def test_matmul_tf32_is_ieee_on_rounded_operands_workgroups(device, m, k, n):
     _check_rounded_operands(m, k, n)
 
@@ -191,7 +196,9 @@ def _check_rounded_operands(m, k, n):
 
 
 @pytest.mark.parametrize("z,m,k,n", BMM, ids=str)
-@pytest.mark.engines("cpu", "sim")
+@pytest.mark.engines("cpu", "sim",
+                     reason="the CPU engine and the simulator (a GPU's workgroup paths), the "
+                            "engines CI runs")
 def test_batched_matmul_tf32_is_ieee_on_rounded_operands(device, z, m, k, n):
     a, b = _inputs((z, m, k), (z, k, n), z + m * k * n)
     got = ops.batched_matmul(a, b, precision="tf32").numpy()
@@ -199,7 +206,9 @@ def test_batched_matmul_tf32_is_ieee_on_rounded_operands(device, z, m, k, n):
     assert np.array_equal(got.view(U32), want.view(U32))
 
 
-@pytest.mark.engines("julia")  # the Julia engine renders the same kernels: the same bits
+@pytest.mark.engines("julia",
+                     reason="the Julia engine renders the same kernels: the same bits as the CPU "
+                            "engine's")
 def test_matmul_tf32_on_julia(device):
     a, b = _inputs((7, 13), (13, 5), 3)
     got = ops.matmul(a, b, precision="tf32").numpy()
@@ -217,13 +226,17 @@ def _layouts(a, b):
 
 
 @pytest.mark.parametrize("m,k,n", MM + LONG_K, ids=str)
-@pytest.mark.engines("cpu")
+@pytest.mark.engines("cpu",
+                     reason="the CPU's kernels at every shape, long k included; the simulator's "
+                            "256-lane kernel below at the short shapes")
 def test_matmul_tf32_within_its_bound(device, m, k, n):
     _check_bound(m, k, n)
 
 
 @pytest.mark.parametrize("m,k,n", MM, ids=str)
-@pytest.mark.engines("sim")
+@pytest.mark.engines("sim",
+                     reason="the 256-lane kernel (the GPU's), at the short shapes: the simulator "
+                            "interprets each lane")
 def test_matmul_tf32_within_its_bound_workgroups(device, m, k, n):
     _check_bound(m, k, n)
 
@@ -242,12 +255,15 @@ def _check_bound(m, k, n):
 
 
 @pytest.mark.parametrize("k", [1, 2, 129])
-@pytest.mark.engines("cpu", "sim")
+@pytest.mark.engines("cpu", "sim",
+                     reason="the CPU engine and the simulator (a GPU's workgroup paths), the "
+                            "engines CI runs")
 def test_matmul_tf32_bound_is_reached(device, k):
     _reach_bound(k)
 
 
-@pytest.mark.engines("cpu")
+@pytest.mark.engines("cpu",
+                     reason="k = 1025: the CPU's kernel; the simulator runs the short k above")
 def test_matmul_tf32_bound_is_reached_long_k(device):
     _reach_bound(1025)
 
@@ -303,7 +319,9 @@ def _attention_inputs(d, seq, seed):
 
 
 @pytest.mark.parametrize("d", [1, 300], ids=["narrow", "wide"])
-@pytest.mark.engines("cpu", "sim")  # rows, blocked, wide, wide_group: every kernel
+@pytest.mark.engines("cpu", "sim",
+                     reason="rows, blocked, wide, wide_group: every attention kernel, on the CPU "
+                            "and the simulator")
 def test_attention_rounds_each_operand_of_both_products(device, d):
     """The result is the float64 model with q * scale, k, the weights and v rounded; without
     any one of those roundings the model is measurably farther (so each is taken)."""
@@ -324,7 +342,9 @@ ATTN = [(1, 1, 1, 1), (2, 3, 17, 5), (1, 2, 31, 64), (1, 1, 3, 129), (1, 1, 5, 2
 
 @pytest.mark.parametrize("shape", ATTN, ids=str)
 @pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
-@pytest.mark.engines("cpu", "sim")
+@pytest.mark.engines("cpu", "sim",
+                     reason="the CPU engine and the simulator (a GPU's workgroup paths), the "
+                            "engines CI runs")
 def test_attention_tf32_against_float64(device, shape, causal):
     """Within the harness's tfloat32 tolerance of the exact attention (a softmax between two
     products: chained, two matmuls fused), and farther from it than "ieee" (the operands were
@@ -339,7 +359,9 @@ def test_attention_tf32_against_float64(device, shape, causal):
         assert np.abs(got - want).max() > np.abs(ieee - want).max()
 
 
-@pytest.mark.engines("cpu", "sim")
+@pytest.mark.engines("cpu", "sim",
+                     reason="the CPU engine and the simulator (a GPU's workgroup paths), the "
+                            "engines CI runs")
 def test_half_inputs_accept_tf32(device):
     """Every float16 and bfloat16 value is a TF32 value: matmul's "tf32" is its "ieee" bit for
     bit; attention's rounds its f32 weights and scaled queries, and stays close."""
@@ -400,7 +422,9 @@ def test_ieee_is_the_default(op):
     assert not np.array_equal(plain.view(U32), CALLS[op]("tf32", x).numpy().view(U32))
 
 
-@pytest.mark.engines("cpu", "sim")
+@pytest.mark.engines("cpu", "sim",
+                     reason="the CPU engine and the simulator (a GPU's workgroup paths), the "
+                            "engines CI runs")
 def test_tf32_with_out_sharing_an_input_and_calls_in_a_row(device):
     """The rounded copies are kept between calls: a second call of the same shapes with other
     values gets its own result, and `out` sharing `a` still gives what a fresh array would."""

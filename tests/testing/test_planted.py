@@ -25,9 +25,10 @@ PLANTED = [
      "1x64-contiguous-float32"),
 ]
 IDS = [p[0] for p in PLANTED]
-# not julia: about 12 s of Julia kernels there (each planted bug and its twin at every shape);
-# test_driver.py and test_timing.py run the harness on the Julia engine
-pytestmark = pytest.mark.engines("cpu", "sim", "cuda")
+pytestmark = pytest.mark.engines("cpu", "sim", "cuda",
+                                 reason="not julia: about 12 s of Julia kernels there (each "
+                                        "planted bug and its twin at every shape); test_driver.py "
+                                        "and test_timing.py run the harness on the Julia engine")
 
 
 def check(subject, ref, sig, op_class, **kw):
