@@ -7,9 +7,8 @@ import tack
 from tack import algorithms as A
 
 pytestmark = pytest.mark.engines("cpu", "sim",
-                                 reason="the argument checks run before any launch: the CPU and "
-                                        "the simulator (whose paths are a GPU's workgroup paths), "
-                                        "the engines CI runs")
+                                 reason="both engines CI runs: the simulator's paths are a GPU's "
+                                        "workgroup paths")
 
 
 @pytest.fixture

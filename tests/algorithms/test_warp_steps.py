@@ -21,9 +21,9 @@ from tack.lib.warp_reductions import warp_group_reduce
 from tests.algorithms.conftest import check_sum, data, gamma
 
 pytestmark = pytest.mark.engines("sim", "cuda",
-                                 reason="the engines with register warps (the steps' shared-memory"
-                                        " form is forced there too); the CPU and Julia engines "
-                                        "take the shared-memory steps only")
+                                 reason="the engines with register warps, each step forced both "
+                                        "ways; the CPU engine has no workgroups, the Julia engine "
+                                        "no register warps (asserted below)")
 
 SIZES = [1, 31, 32, 33, 257, 1025, 4093, 4097, 8191, 20011]  # primes, 256·k ± 1
 STEPS = ["warps", "shared"]

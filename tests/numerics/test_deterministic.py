@@ -170,8 +170,8 @@ def test_algorithms_have_the_cpu_engines_bits(engine, name, dtype):
 
 
 @pytest.mark.engines("cpu", "sim", "cuda",
-                     reason="not julia: a million elements, compiled and run on Julia 1.5.3 (the "
-                            "test above runs its scans at JULIA_LENGTHS)")
+                     reason="not julia: the test above runs the scans there at JULIA_LENGTHS, "
+                            "each length a compile of seconds on Julia 1.5.3")
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=_name)
 def test_long_scans_have_the_cpu_engines_bits(engine, dtype):
     """Past 256 tiles the two passes scan their tile totals by the same algorithm again."""

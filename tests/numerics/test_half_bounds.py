@@ -154,8 +154,8 @@ def test_half_math_within_its_bound_for_every_value(engine, dtype):
 
 
 @pytest.mark.engines("cpu", "sim", "cuda",
-                     reason="not julia: each op a new Julia kernel; test_sum_order.py runs the "
-                            "ops' half rows there")
+                     reason="not julia: each op a new Julia kernel, as in test_bounds.py; "
+                            "test_sum_order.py runs the half dtypes there")
 @pytest.mark.parametrize("dtype", HALVES, ids=_name)
 def test_half_ops_within_their_bounds(engine, dtype):
     worst = op_errors(dtype)

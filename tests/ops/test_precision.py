@@ -179,9 +179,9 @@ def test_matmul_tf32_is_ieee_on_rounded_operands(device, m, k, n):
 
 
 @pytest.mark.parametrize("m,k,n", MM, ids=str)
-@pytest.mark.engines("sim",
-                     reason="the 256-lane kernel (the GPU's), at the short shapes: the simulator "
-                            "interprets each lane")
+@pytest.mark.engines("sim", reason="the 256-lane kernel at the short shapes; not cuda: bit for "
+                     "bit, and a GPU's tf32 matmul takes the tensor cores, whose bits are their "
+                     "own")
 def test_matmul_tf32_is_ieee_on_rounded_operands_workgroups(device, m, k, n):
     _check_rounded_operands(m, k, n)
 
@@ -197,8 +197,8 @@ def _check_rounded_operands(m, k, n):
 
 @pytest.mark.parametrize("z,m,k,n", BMM, ids=str)
 @pytest.mark.engines("cpu", "sim",
-                     reason="the CPU engine and the simulator (a GPU's workgroup paths), the "
-                            "engines CI runs")
+                     reason="bit for bit: a GPU's tf32 matmul takes the tensor cores, whose bits "
+                            "are their own")
 def test_batched_matmul_tf32_is_ieee_on_rounded_operands(device, z, m, k, n):
     a, b = _inputs((z, m, k), (z, k, n), z + m * k * n)
     got = ops.batched_matmul(a, b, precision="tf32").numpy()
@@ -234,9 +234,8 @@ def test_matmul_tf32_within_its_bound(device, m, k, n):
 
 
 @pytest.mark.parametrize("m,k,n", MM, ids=str)
-@pytest.mark.engines("sim",
-                     reason="the 256-lane kernel (the GPU's), at the short shapes: the simulator "
-                            "interprets each lane")
+@pytest.mark.engines("sim", reason="the 256-lane kernel at the short shapes; a GPU's tensor "
+                     "cores are held to their own bound (test_matmul_mma.py)")
 def test_matmul_tf32_within_its_bound_workgroups(device, m, k, n):
     _check_bound(m, k, n)
 
@@ -255,9 +254,8 @@ def _check_bound(m, k, n):
 
 
 @pytest.mark.parametrize("k", [1, 2, 129])
-@pytest.mark.engines("cpu", "sim",
-                     reason="the CPU engine and the simulator (a GPU's workgroup paths), the "
-                            "engines CI runs")
+@pytest.mark.engines("cpu", "sim", reason="the documented order reaches the bound; a GPU's "
+                     "tensor cores are held to their own bound (test_matmul_mma.py)")
 def test_matmul_tf32_bound_is_reached(device, k):
     _reach_bound(k)
 
@@ -423,8 +421,8 @@ def test_ieee_is_the_default(op):
 
 
 @pytest.mark.engines("cpu", "sim",
-                     reason="the CPU engine and the simulator (a GPU's workgroup paths), the "
-                            "engines CI runs")
+                     reason="bit for bit: a GPU's tf32 matmul takes the tensor cores, whose bits "
+                            "are their own")
 def test_tf32_with_out_sharing_an_input_and_calls_in_a_row(device):
     """The rounded copies are kept between calls: a second call of the same shapes with other
     values gets its own result, and `out` sharing `a` still gives what a fresh array would."""
