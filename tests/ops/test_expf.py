@@ -31,8 +31,10 @@ def _ulp_errors(x):
 
 
 @pytest.mark.engines("cpu", "sim",
-                     reason="exp_f32 is plain f32 arithmetic: compiled by the CPU engine, "
-                            "interpreted by the simulator (at a coarser step)")
+                     reason="exp_f32 compiled by the CPU engine and interpreted by the simulator "
+                            "(at a coarser step); CUDA keeps libdevice's exp, and tests/numerics/"
+                            "test_bits.py holds Julia's f32 gelu and silu (exp inside) to the CPU "
+                            "engine's bits")
 def test_within_one_ulp_on_every_1024th_of_the_range(engine):
     x = np.arange(-103.97, 88.72, 2.0**-10 if engine.name == "cpu" else 2.0**-4).astype(np.float32)
     err = _ulp_errors(x)
@@ -49,8 +51,10 @@ def test_within_one_ulp_at_random_points():
 
 
 @pytest.mark.engines("cpu", "sim",
-                     reason="exp_f32 is plain f32 arithmetic: compiled by the CPU engine, "
-                            "interpreted by the simulator (at a coarser step)")
+                     reason="exp_f32 compiled by the CPU engine and interpreted by the simulator "
+                            "(at a coarser step); CUDA keeps libdevice's exp, and tests/numerics/"
+                            "test_bits.py holds Julia's f32 gelu and silu (exp inside) to the CPU "
+                            "engine's bits")
 def test_the_ends_of_the_range_and_the_specials(engine):
     x = np.array([88.72283, 88.722839, 89.0, 1e30, np.inf, -103.972, -103.9721, -104.5,
                   -1e30, -np.inf, np.nan, 0.0, -0.0, 1e-30, -87.33654], np.float32)

@@ -171,9 +171,9 @@ def _inputs(shape_a, shape_b, seed):
 
 
 @pytest.mark.parametrize("m,k,n", MM + LONG_K, ids=str)
-@pytest.mark.engines("cpu",
-                     reason="the CPU's kernels at every shape, long k included; the simulator's "
-                            "256-lane kernel below at the short shapes")
+@pytest.mark.engines("cpu", reason="every shape, long k included (the simulator's 256-lane kernel "
+                     "below at the short ones); a GPU's tf32 matmul takes the tensor cores, whose "
+                     "bits are their own")
 def test_matmul_tf32_is_ieee_on_rounded_operands(device, m, k, n):
     _check_rounded_operands(m, k, n)
 
@@ -226,9 +226,9 @@ def _layouts(a, b):
 
 
 @pytest.mark.parametrize("m,k,n", MM + LONG_K, ids=str)
-@pytest.mark.engines("cpu",
-                     reason="the CPU's kernels at every shape, long k included; the simulator's "
-                            "256-lane kernel below at the short shapes")
+@pytest.mark.engines("cpu", reason="every shape, long k included (the simulator's 256-lane kernel "
+                     "below at the short ones); a GPU's tensor cores are held to their own bound "
+                     "(test_matmul_mma.py)")
 def test_matmul_tf32_within_its_bound(device, m, k, n):
     _check_bound(m, k, n)
 
@@ -260,8 +260,8 @@ def test_matmul_tf32_bound_is_reached(device, k):
     _reach_bound(k)
 
 
-@pytest.mark.engines("cpu",
-                     reason="k = 1025: the CPU's kernel; the simulator runs the short k above")
+@pytest.mark.engines("cpu", reason="k = 1025 on the CPU's kernel, the simulator runs the short k "
+                     "above; a GPU's tensor cores are held to their own bound")
 def test_matmul_tf32_bound_is_reached_long_k(device):
     _reach_bound(1025)
 
