@@ -1,11 +1,16 @@
 """The `engines` marker (tests/engines.py `marked`): the closest marker's engines are the test's,
 and a marker that does not say why, or that names an engine Tack does not have, is refused with
 the test's id."""
+import os
+import subprocess
+import sys
+
 import pytest
 
 from tests import engines
 
 ID = "tests/x.py::test_y"
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def mark(*names, **kwargs):
@@ -42,3 +47,35 @@ def test_a_marker_naming_no_engine_or_another_keyword_is_refused():
         engines.marked(ID, [mark(reason="no engine")])
     with pytest.raises(pytest.UsageError, match="unknown keyword.*because"):
         engines.marked(ID, [mark("cpu", reason="why", because="a typo of reason")])
+
+
+CONFTEST = ("from tests.conftest import engine, pytest_addoption, pytest_configure, "
+            "pytest_generate_tests\n")
+TESTS = '''import pytest
+
+@pytest.mark.engines("cpu", "sim", reason="the engines this test is for")
+def test_with_a_reason(engine):
+    pass
+
+@pytest.mark.engines("cpu", "sim")
+def test_without_one(engine):
+    pass
+'''
+
+
+def test_collection_fails_naming_the_test_whose_marker_has_no_reason(tmp_path):
+    """The suite's hooks in a pytest subprocess: the module with the bare marker is not run, and
+    the error names its test."""
+    (tmp_path / "conftest.py").write_text(CONFTEST)
+    (tmp_path / "test_marked.py").write_text(TESTS)
+    env = {**os.environ, "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p",
+                          "no:randomly", "-W", "ignore::pytest.PytestUnknownMarkWarning",
+                          str(tmp_path)],
+                         capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120,
+                         check=False)
+    out = run.stdout + run.stderr
+    assert run.returncode != 0 and "1 error" in out, out
+    assert "test_marked.py::test_without_one: @pytest.mark.engines('cpu', 'sim') has no " \
+           "reason" in out, out
+    assert "passed" not in out, out
