@@ -58,9 +58,9 @@ def test_errors_come_before_any_launch(monkeypatch):
     assert calls == []
 
 
-@pytest.mark.engines("cpu", "sim", "cuda",
-                     reason="the CPU's kernels and the workgroup kernels (the simulator's and a "
-                            "GPU's)")
+@pytest.mark.engines("cpu", "sim", "cuda", "julia",
+                     reason="every engine: the CPU's kernels, the workgroup ones (simulator, GPU) "
+                            "and Julia's")
 def test_out_is_written_and_returned(device):
     x = np.arange(6, dtype=np.float32).reshape(2, 3) - 2
     out = tack.full((2, 3), 9.0)

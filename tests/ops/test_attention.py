@@ -16,7 +16,7 @@ DTYPES = [np.float32, np.float64]
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.__name__)
 @pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
 @pytest.mark.engines("cpu", "cuda",
-                     reason="not sim: about 3 s a case at (1, 1, 257, 64); "
+                     reason="not sim: about 3 s a case at (1, 1, 257, 64), not julia: minutes; "
                             "tests/ops/test_workgroup_paths.py runs the simulator's attention "
                             "tiles")
 def test_attention(device, shape, dtype, causal):
@@ -25,9 +25,9 @@ def test_attention(device, shape, dtype, causal):
     refs.close(ops.attention(q, k, v, causal=causal), want, dtype, scale=8)
 
 
-@pytest.mark.engines("cpu", "sim", "cuda",
-                     reason="the CPU's kernels and the workgroup kernels (the simulator's and a "
-                            "GPU's)")
+@pytest.mark.engines("cpu", "sim", "cuda", "julia",
+                     reason="every engine: the CPU's kernels, the workgroup ones (simulator, GPU) "
+                            "and Julia's")
 def test_explicit_scale_and_large_scores(device):
     """Scores of several hundred: the online softmax keeps every exponential finite."""
     q, k, v = (refs.rand((1, 2, 40, 4), np.float32, s, 1.0) for s in (1, 2, 3))

@@ -11,9 +11,9 @@ DTYPES = [np.float32, np.float64]
 
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.__name__)
-@pytest.mark.engines("cpu", "sim", "cuda",
-                     reason="the CPU's kernels and the workgroup kernels (the simulator's and a "
-                            "GPU's)")
+@pytest.mark.engines("cpu", "sim", "cuda", "julia",
+                     reason="every engine: the CPU's kernels, the workgroup ones (simulator, GPU) "
+                            "and Julia's")
 def test_unary(device, shape, dtype):
     x = refs.rand(shape, dtype)
     refs.close(ops.relu(x), refs.relu(x), dtype)
@@ -23,18 +23,18 @@ def test_unary(device, shape, dtype):
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.__name__)
-@pytest.mark.engines("cpu", "sim", "cuda",
-                     reason="the CPU's kernels and the workgroup kernels (the simulator's and a "
-                            "GPU's)")
+@pytest.mark.engines("cpu", "sim", "cuda", "julia",
+                     reason="every engine: the CPU's kernels, the workgroup ones (simulator, GPU) "
+                            "and Julia's")
 def test_add(device, dtype):
     x, y = refs.rand((5, 131), dtype, 1), refs.rand((5, 131), dtype, 2)
     refs.close(ops.add(x, y), refs.add(x, y, 1.0), dtype)
     refs.close(ops.add(x, y, alpha=-0.5), refs.add(x, y, -0.5), dtype)
 
 
-@pytest.mark.engines("cpu", "sim", "cuda",
-                     reason="the CPU's kernels and the workgroup kernels (the simulator's and a "
-                            "GPU's)")
+@pytest.mark.engines("cpu", "sim", "cuda", "julia",
+                     reason="every engine: the CPU's kernels, the workgroup ones (simulator, GPU) "
+                            "and Julia's")
 def test_gelu_erf_across_its_ranges(device):
     """The erf in Tack's library language over each of its approximation intervals and past 6
     (float64: fdlibm's accuracy less the unsplit tail)."""
@@ -42,9 +42,9 @@ def test_gelu_erf_across_its_ranges(device):
     refs.close(ops.gelu(x, approximate="none"), refs.gelu_erf(x), np.float64, scale=4)
 
 
-@pytest.mark.engines("cpu", "sim", "cuda",
-                     reason="the CPU's kernels and the workgroup kernels (the simulator's and a "
-                            "GPU's)")
+@pytest.mark.engines("cpu", "sim", "cuda", "julia",
+                     reason="every engine: the CPU's kernels, the workgroup ones (simulator, GPU) "
+                            "and Julia's")
 def test_specials(device):
     x = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, -100.0, 100.0], np.float32)
     r = ops.relu(x).numpy()
@@ -55,9 +55,9 @@ def test_specials(device):
     assert s[1] == np.inf and s[5] == 0 and s[6] == 100  # silu(-inf) is -inf * 0: NaN
 
 
-@pytest.mark.engines("cpu", "sim", "cuda",
-                     reason="the CPU's kernels and the workgroup kernels (the simulator's and a "
-                            "GPU's)")
+@pytest.mark.engines("cpu", "sim", "cuda", "julia",
+                     reason="every engine: the CPU's kernels, the workgroup ones (simulator, GPU) "
+                            "and Julia's")
 def test_tack_arrays_in_and_out(device):
     import tack
     x = tack.array(refs.rand((9,), np.float32))

@@ -13,8 +13,9 @@ DTYPES = [np.float32, np.float64]
 @pytest.mark.parametrize("m,k,n", SIZES, ids=str)
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.__name__)
 @pytest.mark.engines("cpu", "cuda",
-                     reason="not sim: about 7 s of tiled kernels there; the batched and empty "
-                            "cases below and tests/ops/test_workgroup_paths.py run its tile")
+                     reason="not sim: about 7 s of tiled kernels there, not julia: a minute (the "
+                            "batched and empty cases below and tests/ops/test_workgroup_paths.py "
+                            "run its tile)")
 def test_matmul(device, m, k, n, dtype):
     a, b = refs.rand((m, k), dtype, 1, 1.0), refs.rand((k, n), dtype, 2, 1.0)
     refs.close(ops.matmul(a, b), refs.matmul(a, b), dtype, scale=max(1, k / 8))
@@ -23,8 +24,8 @@ def test_matmul(device, m, k, n, dtype):
 @pytest.mark.parametrize("z,m,k,n", [(1, 3, 4, 5), (3, 17, 9, 70), (2, 65, 33, 1)], ids=str)
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.__name__)
 @pytest.mark.engines("cpu", "sim", "cuda",
-                     reason="the CPU's kernels and the workgroup kernels (the simulator's and a "
-                            "GPU's)")
+                     reason="the CPU's kernels and the workgroup ones (simulator, GPU); not julia:"
+                            " about 30 s of Julia 1.5.3 compiles there")
 def test_batched_matmul(device, z, m, k, n, dtype):
     a, b = refs.rand((z, m, k), dtype, 1, 1.0), refs.rand((z, k, n), dtype, 2, 1.0)
     refs.close(ops.batched_matmul(a, b), refs.matmul(a, b), dtype, scale=max(1, k / 8))
@@ -43,9 +44,9 @@ def test_batched_matmul_does_not_broadcast_a_batch_of_one(device, za, zb):
     refs.close(got, refs.matmul(a, b), np.float32)  # NumPy's matmul broadcasts the batch
 
 
-@pytest.mark.engines("cpu", "sim", "cuda",
-                     reason="the CPU's kernels and the workgroup kernels (the simulator's and a "
-                            "GPU's)")
+@pytest.mark.engines("cpu", "sim", "cuda", "julia",
+                     reason="every engine: the CPU's kernels, the workgroup ones (simulator, GPU) "
+                            "and Julia's")
 def test_empty_inner_dimension_gives_zeros(device):
     c = ops.matmul(np.zeros((3, 0)), np.zeros((0, 4)))
     assert c.shape == (3, 4) and not c.numpy().any()

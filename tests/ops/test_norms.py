@@ -13,8 +13,8 @@ DTYPES = [np.float32, np.float64]
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.__name__)
 @pytest.mark.engines("cpu", "sim", "cuda",
-                     reason="the CPU's kernels and the workgroup kernels (the simulator's and a "
-                            "GPU's)")
+                     reason="the CPU's kernels and the workgroup ones (simulator, GPU); not julia:"
+                            " about 6 s of Julia 1.5.3 compiles there")
 def test_layer_norm(device, shape, dtype):
     n = shape[-1]
     x = refs.rand(shape, dtype, shift=2.0)
@@ -31,8 +31,8 @@ def test_layer_norm(device, shape, dtype):
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.__name__)
 @pytest.mark.engines("cpu", "sim", "cuda",
-                     reason="the CPU's kernels and the workgroup kernels (the simulator's and a "
-                            "GPU's)")
+                     reason="the CPU's kernels and the workgroup ones (simulator, GPU); not julia:"
+                            " about 6 s of Julia 1.5.3 compiles there")
 def test_rms_norm(device, shape, dtype):
     n = shape[-1]
     x, w = refs.rand(shape, dtype), refs.rand((n,), dtype, 1)
@@ -40,9 +40,9 @@ def test_rms_norm(device, shape, dtype):
     refs.close(ops.rms_norm(x), refs.rms_norm(x, np.ones(n), 1e-6), dtype, scale=4)
 
 
-@pytest.mark.engines("cpu", "sim", "cuda",
-                     reason="the CPU's kernels and the workgroup kernels (the simulator's and a "
-                            "GPU's)")
+@pytest.mark.engines("cpu", "sim", "cuda", "julia",
+                     reason="every engine: the CPU's kernels, the workgroup ones (simulator, GPU) "
+                            "and Julia's")
 def test_constant_rows_have_zero_variance(device):
     x = np.full((3, 100), 7.0)
     y, mean, rstd = ops.layer_norm(x, eps=1e-5, return_stats=True)

@@ -15,17 +15,17 @@ DTYPES = [np.float32, np.float64]
 @pytest.mark.parametrize("shape,axis", CASES, ids=str)
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.__name__)
 @pytest.mark.engines("cpu", "sim", "cuda",
-                     reason="the CPU's kernels and the workgroup kernels (the simulator's and a "
-                            "GPU's)")
+                     reason="the CPU's kernels and the workgroup ones (simulator, GPU); not julia:"
+                            " about 10 s of Julia 1.5.3 compiles there")
 def test_softmax(device, shape, axis, dtype):
     x = refs.rand(shape, dtype, scale=4.0)
     refs.close(ops.softmax(x, axis=axis), refs.softmax(x, axis), dtype)
     refs.close(ops.log_softmax(x, axis=axis), refs.log_softmax(x, axis), dtype, scale=4)
 
 
-@pytest.mark.engines("cpu", "sim", "cuda",
-                     reason="the CPU's kernels and the workgroup kernels (the simulator's and a "
-                            "GPU's)")
+@pytest.mark.engines("cpu", "sim", "cuda", "julia",
+                     reason="every engine: the CPU's kernels, the workgroup ones (simulator, GPU) "
+                            "and Julia's")
 def test_large_logits_do_not_overflow(device):
     x = np.array([[1000.0, 1001.0, 999.0], [-1e4, -1e4, -1e4]], np.float32)
     refs.close(ops.softmax(x), refs.softmax(x, -1), np.float32)
@@ -66,8 +66,8 @@ def masked(n: int, dtype) -> np.ndarray:
 @pytest.mark.parametrize("n", [300 + 7, 9001], ids=["one read", "online"])
 @pytest.mark.parametrize("deterministic", [False, True], ids=["default", "deterministic"])
 @pytest.mark.engines("cpu", "sim", "cuda",
-                     reason="the CPU's kernels and the workgroup kernels (the simulator's and a "
-                            "GPU's)")
+                     reason="the CPU's kernels and the workgroup ones (simulator, GPU); not julia:"
+                            " about 4 s of Julia 1.5.3 compiles there")
 def test_masked_rows_as_numpy(device, n, deterministic):
     """-inf elements (masked logits) weigh 0 and leave the rest of the row its softmax, on the
     one-read and the online kernels: the online kernel once made such rows NaN (a lane whose
@@ -80,17 +80,17 @@ def test_masked_rows_as_numpy(device, n, deterministic):
     refs.close(got_log, refs.log_softmax(x, -1), np.float32, scale=4)
 
 
-@pytest.mark.engines("cpu", "sim", "cuda",
-                     reason="the CPU's kernels and the workgroup kernels (the simulator's and a "
-                            "GPU's)")
+@pytest.mark.engines("cpu", "sim", "cuda", "julia",
+                     reason="every engine: the CPU's kernels, the workgroup ones (simulator, GPU) "
+                            "and Julia's")
 def test_increasing_rows_rescale_the_online_sum(device):
     """Each element a new maximum: the running sum is rescaled at every step."""
     x = np.tile(np.linspace(-50, 50, 9001), (2, 1))
     refs.close(ops.softmax(x), refs.softmax(x, -1), np.float64)
 
 
-@pytest.mark.engines("cpu", "sim", "cuda",
-                     reason="the CPU's kernels and the workgroup kernels (the simulator's and a "
-                            "GPU's)")
+@pytest.mark.engines("cpu", "sim", "cuda", "julia",
+                     reason="every engine: the CPU's kernels, the workgroup ones (simulator, GPU) "
+                            "and Julia's")
 def test_empty(device):
     assert ops.softmax(np.zeros((0, 4), np.float32)).shape == (0, 4)
