@@ -12,11 +12,13 @@ import functools
 import importlib
 import re
 import subprocess
+import types
 
 import pytest
 import tack
 from tack.compiler import specialize
 from tack.ops import _wide
+from tack.runtime.registry import NATIVE_CUDA
 from tack.toolchain.nvptx import compile_ptx
 
 from tests.cuda.ptxas import PTXAS
@@ -32,26 +34,32 @@ def cpu():
     yield
 
 
+# what the ops pass on a CUDA device: its capabilities pick the workgroup tree (`_wide.funcs`)
+CUDA = types.SimpleNamespace(capabilities=NATIVE_CUDA.capabilities["cuda"])
+
+
 @functools.cache
-def _ptx(op: str, dtype, n: int) -> str:
+def _ptx(op: str, dtype, n: int, device=CUDA) -> str:
     x, y = tack.zeros((2, n), dtype), tack.zeros((2, n), dtype)
     w, st = tack.zeros((n,), dtype), tack.zeros((2,), dtype)
     per, start = SM._per_lane(n), SM.start_func(n)
     if n > 256 * SM.MAX_PER_LANE:  # the long-row kernels
         kernel, args = {
-            "softmax": (SM._online, [x, y, 2, n, 0, start, *_wide.funcs(dtype, "reduce")]),
+            "softmax": (SM._online, [x, y, 2, n, 0, start,
+                                     *_wide.funcs(dtype, "reduce", device=device)]),
             "layer_norm": (NM._layer_long, [x, w, w, y, st, st, 2, n, 1e-5, start,
-                                            *_wide.funcs(dtype, "reduce")]),
+                                            *_wide.funcs(dtype, "reduce", device=device)]),
             "rms_norm": (NM._rms_long, [x, w, y, 2, n, 1e-5, start,
-                                        *_wide.funcs(dtype, "reduce", "wide")])}[op]
+                                        *_wide.funcs(dtype, "reduce", "wide", device=device)])}[op]
     elif op == "softmax":
-        kernel, args = SM._cached(per), [x, y, 2, n, 0, *SM.cached_funcs(dtype, start)]
+        kernel, args = SM._cached(per), [x, y, 2, n, 0, *SM.cached_funcs(dtype, start, device)]
     elif op == "layer_norm":
         kernel = NM._cached(NM._layer_cached_kernel, per)
-        args = [x, w, w, y, st, st, 2, n, 1e-5, start, *_wide.funcs(dtype, "reduce")]
+        args = [x, w, w, y, st, st, 2, n, 1e-5, start,
+                *_wide.funcs(dtype, "reduce", device=device)]
     else:
         kernel = NM._cached(NM._rms_cached_kernel, per)
-        args = [x, w, y, 2, n, 1e-5, start, *_wide.funcs(dtype, "reduce", "wide")]
+        args = [x, w, y, 2, n, 1e-5, start, *_wide.funcs(dtype, "reduce", "wide", device=device)]
     return compile_ptx(specialize(kernel, args, library_math=False), "sm_90").ptx  # as CUDA
 
 
@@ -70,6 +78,21 @@ def test_aligned_steps_are_16_byte_accesses(op, dtype):
     words = 8 * dtype.bits // 128  # 16-byte accesses per step of 8 elements
     assert _count(r"ld\.global\.v4\.b32", ptx) == 4 * READS[op] * words
     assert _count(r"st\.global\.v4\.b32", ptx) == 4 * words
+
+
+STATISTICS = {"softmax": 2, "layer_norm": 2, "rms_norm": 1}  # workgroup reductions a row
+
+
+@pytest.mark.parametrize("op", list(STATISTICS))
+@pytest.mark.parametrize("dtype", [tack.bf16, tack.f32], ids=lambda d: d.name)
+def test_each_row_statistic_costs_two_barriers_on_cuda(op, dtype):
+    """The workgroup tree with its last levels by shuffles (lib/warp_reductions.py,
+    `tree_by_warps`): two barriers a reduction, in each of the aligned entry's two bodies;
+    the shared-memory tree the Julia engine keeps has ten."""
+    stats = STATISTICS[op]
+    assert _count(r"bar\.sync", _ptx(op, dtype, 8192)) == 2 * 2 * stats
+    assert _count(r"shfl\.sync", _ptx(op, dtype, 8192)) == 2 * 6 * stats
+    assert _count(r"bar\.sync", _ptx(op, dtype, 8192, device=None)) == 2 * 10 * stats
 
 
 @pytest.mark.parametrize("op", list(READS))
