@@ -99,11 +99,27 @@ def test_half_rows_take_the_f32_tree(engine, dtype):
     assert np.array_equal(_bits(b.numpy()), _bits(want))
 
 
+@tack.kernel
+def trees_in_a_loop(x, a, rounds, tree):
+    """One tree's shared slots reused round after round (its last barrier's reason)."""
+    for t in range(x.shape[0]):
+        acc = x[t] - x[t]
+        for r in range(rounds):
+            acc = acc + tree(x, x[t] * (r + 1), add)
+        a[t] = acc
+
+
 def test_check_finds_neither_tree_racy(engine):
     x = tack.array(_values(np.float32, np.random.default_rng(1)))
     a, b = tack.zeros(x.size), tack.zeros(x.size)
     report = tack.check(both_trees, x, a, b, add, group_reduce, group_reduce_by_warps)
     assert report.verdict == "clean", report
+    for tree in (group_reduce, group_reduce_by_warps):
+        report = tack.check(trees_in_a_loop, x, a, 3, tree)
+        assert report.verdict == "clean", (tree, report)
+    trees_in_a_loop(x, a, 3, group_reduce)
+    trees_in_a_loop(x, b, 3, group_reduce_by_warps)
+    assert np.array_equal(_bits(a.numpy()), _bits(b.numpy()))
 
 
 def test_the_ops_take_the_shuffle_tree_where_warps_exchange_registers(engine):
