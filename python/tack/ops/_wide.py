@@ -29,7 +29,10 @@ def to_f32(v):
 # precision its products are taken in
 _SAME = {"fold": row_fold, "reduce": group_reduce, "wide": keep}
 _F32 = {"fold": row_fold_f32, "reduce": group_reduce_f32, "wide": to_f32}
-_BY_WARPS = {(False, "reduce"): group_reduce_by_warps, (True, "reduce"): group_reduce_by_warps_f32}
+# (half, warps exchange registers) -> the table
+_TABLES = {(False, False): _SAME, (True, False): _F32,
+           (False, True): {**_SAME, "reduce": group_reduce_by_warps},
+           (True, True): {**_F32, "reduce": group_reduce_by_warps_f32}}
 
 
 def funcs(dtype, *names: str, device=None) -> tuple:
@@ -38,7 +41,6 @@ def funcs(dtype, *names: str, device=None) -> tuple:
     the workgroup tree takes its last levels by shuffles (lib/warp_reductions.py,
     `tree_by_warps`: two barriers instead of ten, the same order and bits); elsewhere, and
     without a device, by shared memory alone."""
-    table = _F32 if dtype.is_half else _SAME
     warps = device is not None and device.capabilities.register_warps
-    return tuple(_BY_WARPS.get((dtype.is_half, n), table[n]) if warps else table[n]
-                 for n in names)
+    table = _TABLES[dtype.is_half, warps]
+    return tuple(table[n] for n in names)
